@@ -1,0 +1,27 @@
+"""ferrochunk: exact, fast, token-aware chunking for RAG ingestion.
+
+>>> import ferrochunk
+>>> chunks = ferrochunk.chunk("Hello world. " * 100, ferrochunk.TokenWindows(64, overlap_tokens=8))
+>>> chunks[0].token_count
+64
+"""
+
+from __future__ import annotations
+
+from .chunkers import chunk, chunk_many, chunk_spans
+from .config import TokenWindows
+from .errors import FerrochunkError
+from .tokenizers import Tokenizer
+from .types import SPAN_COLUMNS, Chunk
+
+__all__ = [
+    "SPAN_COLUMNS",
+    "Chunk",
+    "FerrochunkError",
+    "TokenWindows",
+    "Tokenizer",
+    "chunk",
+    "chunk_many",
+    "chunk_spans",
+]
+__version__ = "0.1.0"

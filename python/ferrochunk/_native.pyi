@@ -1,0 +1,60 @@
+"""The compiled core (``rust/python/``). Each function extracts its arguments, releases the
+GIL for the work, and returns numpy arrays or plain values. Errors are ``ferrochunk.errors``
+classes. ``encoding`` is ``"cl100k"``, ``"cl100k_base"``, ``"o200k"`` or ``"o200k_base"``.
+"""
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "char_to_byte_offsets",
+    "count",
+    "count_batch",
+    "encode",
+    "encode_with_offsets",
+    "num_tokens_from_string",
+    "token_windows",
+    "token_windows_from_starts",
+    "token_windows_many",
+]
+
+def encode(encoding: str, text: str) -> npt.NDArray[np.uint32]:
+    """Token ids, equal to tiktoken's ``encode_ordinary``."""
+
+def encode_with_offsets(
+    encoding: str, text: str
+) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]:
+    """Token ids and the UTF-8 byte offset where each token starts."""
+
+def count(encoding: str, text: str) -> int:
+    """Number of tokens ``encode`` returns."""
+
+def count_batch(
+    encoding: str, texts: list[str], threads: int | None = None
+) -> npt.NDArray[np.int64]:
+    """Token counts of many texts, counted in parallel."""
+
+def char_to_byte_offsets(text: str, char_offsets: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint32]:
+    """UTF-8 byte offsets of non-decreasing code-point offsets (``OffsetsError`` otherwise)."""
+
+def token_windows(
+    text: str, encoding: str, max_tokens: int, overlap_tokens: int
+) -> npt.NDArray[np.int64]:
+    """Tokenizes ``text`` and cuts whole-token windows: ``(n, 6)`` span rows."""
+
+def token_windows_from_starts(
+    text: str, byte_starts: npt.NDArray[np.uint32], max_tokens: int, overlap_tokens: int
+) -> npt.NDArray[np.int64]:
+    """Whole-token windows over a user tokenizer's token start offsets (bytes)."""
+
+def token_windows_many(
+    texts: list[str],
+    encoding: str,
+    max_tokens: int,
+    overlap_tokens: int,
+    threads: int | None = None,
+) -> list[npt.NDArray[np.int64]]:
+    """``token_windows`` for many texts, in parallel across documents."""
+
+def num_tokens_from_string(text: str) -> int:
+    """RAGFlow's count: cl100k tokens, or 0 if the text holds special-token text."""

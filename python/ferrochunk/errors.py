@@ -1,0 +1,49 @@
+"""One exception hierarchy. Every class is a ``ValueError``; the type errors are also ``TypeError``.
+
+The Rust core raises these same classes through one mapping (``rust/python/errors.rs``).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "ConfigTypeError",
+    "FerrochunkError",
+    "InputTypeError",
+    "OffsetsError",
+    "TextTooLargeError",
+    "TokenizerError",
+    "UnknownTokenizerError",
+]
+
+
+class FerrochunkError(ValueError):
+    """Base class of every error ferrochunk raises on bad input."""
+
+
+class ConfigError(FerrochunkError):
+    """A configuration value is out of its domain (the message names field and value)."""
+
+
+class ConfigTypeError(ConfigError, TypeError):
+    """A configuration value has the wrong type."""
+
+
+class InputTypeError(FerrochunkError, TypeError):
+    """An input (the text, a list of texts) has the wrong type."""
+
+
+class TokenizerError(FerrochunkError):
+    """A tokenizer cannot be used."""
+
+
+class UnknownTokenizerError(TokenizerError):
+    """The tokenizer name is not an embedded encoding."""
+
+
+class OffsetsError(TokenizerError):
+    """A user tokenizer returned malformed offsets (decreasing, past the end, mismatched)."""
+
+
+class TextTooLargeError(FerrochunkError):
+    """The text has 4 GiB or more of UTF-8, beyond the 32-bit offsets at the boundary."""

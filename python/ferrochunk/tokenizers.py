@@ -1,0 +1,340 @@
+"""Tokenizers: the embedded native BPE, or a Python tokenizer adapted to ids + byte offsets.
+
+A Python tokenizer is called once per document (or through its batch API); its ids and
+offsets then cross to Rust as ``uint32`` numpy arrays. The native encodings never leave Rust.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from . import _native
+from ._validate import describe, require_int, require_str
+from .errors import InputTypeError, OffsetsError, UnknownTokenizerError
+from .types import IdArray, OffsetArray
+
+__all__ = ["Tokenizer"]
+
+_NATIVE_NAMES = {
+    "cl100k": "cl100k_base",
+    "cl100k_base": "cl100k_base",
+    "o200k": "o200k_base",
+    "o200k_base": "o200k_base",
+}
+_DEFAULT_BATCH = 4096
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def tiktoken_safe(text: str) -> str:
+    """The text tiktoken encodes when ``text`` is not valid UTF-8 (lone surrogates).
+
+    tiktoken round-trips through UTF-16 with ``surrogatepass`` and decodes with
+    ``replace``, so a surrogate pair written as two code points becomes one character.
+    """
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def offset_safe(text: str) -> str:
+    """``text`` with each surrogate code point replaced by U+FFFD.
+
+    Unlike :func:`tiktoken_safe` this keeps the number of code points, so character
+    offsets computed on the result index the original string.
+    """
+    return _SURROGATE.sub("\ufffd", text)
+
+
+Counts = np.ndarray[Any, np.dtype[np.int64]]
+
+
+class _Backend(Protocol):
+    def encode(self, text: str) -> IdArray: ...
+    def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]: ...
+
+
+class _NativeBackend:
+    """An embedded encoding; text without a UTF-8 form is encoded as tiktoken does."""
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+
+    def encode(self, text: str) -> IdArray:
+        try:
+            return _native.encode(self.encoding, text)
+        except UnicodeEncodeError:
+            return _native.encode(self.encoding, tiktoken_safe(text))
+
+    def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]:
+        return _native.encode_with_offsets(self.encoding, text)
+
+    def count(self, text: str) -> int:
+        try:
+            return _native.count(self.encoding, text)
+        except UnicodeEncodeError:
+            return _native.count(self.encoding, tiktoken_safe(text))
+
+    def count_many(self, texts: list[str]) -> Counts:
+        try:
+            return _native.count_batch(self.encoding, texts)
+        except UnicodeEncodeError:
+            safe = [t if _is_utf8(t) else tiktoken_safe(t) for t in texts]
+            return _native.count_batch(self.encoding, safe)
+
+
+def _starts_from_lengths(lengths: np.ndarray[Any, Any]) -> OffsetArray:
+    starts = np.zeros(len(lengths), dtype=np.uint32)
+    if len(lengths) > 1:
+        np.cumsum(lengths[:-1], out=starts[1:])
+    return starts
+
+
+def _char_starts_to_bytes(text: str, char_starts: Any) -> OffsetArray:
+    starts = np.asarray(char_starts, dtype=np.int64)
+    if starts.ndim != 1:
+        raise OffsetsError(f"tokenizer offsets must be one-dimensional, got shape {starts.shape}")
+    if len(starts) and int(starts.min()) < 0:
+        i = int(np.argmin(starts))
+        raise OffsetsError(f"tokenizer offsets[{i}] = {int(starts[i])}: must be >= 0")
+    return _native.char_to_byte_offsets(text, starts.astype(np.uint64))
+
+
+def _ids_array(ids: Any, n_offsets: int) -> IdArray:
+    array = np.asarray(ids, dtype=np.int64)
+    if array.ndim != 1 or len(array) != n_offsets:
+        raise OffsetsError(
+            f"tokenizer returned {array.size} ids but {n_offsets} offsets; they must pair up"
+        )
+    if len(array) and (int(array.min()) < 0 or int(array.max()) > 0xFFFFFFFF):
+        raise OffsetsError("tokenizer ids must fit uint32")
+    return array.astype(np.uint32)
+
+
+class _TiktokenBackend:
+    """``tiktoken.Encoding``: ``encode_ordinary`` ids, offsets from token byte lengths."""
+
+    def __init__(self, encoding: Any) -> None:
+        self._encoding = encoding
+        self._lengths: np.ndarray[Any, Any] | None = None
+
+    def _length_table(self) -> np.ndarray[Any, Any]:
+        if self._lengths is None:
+            n = int(self._encoding.max_token_value) + 1
+            table = np.zeros(n, dtype=np.uint32)
+            for i in range(n):
+                try:
+                    table[i] = len(self._encoding.decode_single_token_bytes(i))
+                except KeyError:  # ids missing from the vocabulary
+                    continue
+            self._lengths = table
+        return self._lengths
+
+    def encode(self, text: str) -> IdArray:
+        return np.asarray(self._encoding.encode_ordinary(text), dtype=np.uint32)
+
+    def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]:
+        ids = self.encode(text)
+        return ids, _starts_from_lengths(self._length_table()[ids])
+
+
+class _HuggingFaceBackend:
+    """A ``tokenizers.Tokenizer`` (or a transformers fast tokenizer): character offsets."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self._tokenizer = getattr(tokenizer, "backend_tokenizer", tokenizer)
+
+    def encode(self, text: str) -> IdArray:
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)
+        return np.asarray(encoding.ids, dtype=np.uint32)
+
+    def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]:
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)
+        char_starts = [start for start, _ in encoding.offsets]
+        return _ids_array(encoding.ids, len(char_starts)), _char_starts_to_bytes(text, char_starts)
+
+
+class _CallableBackend:
+    """``fn(text) -> (ids, char_starts)``: any tokenizer written in Python."""
+
+    def __init__(self, fn: Callable[[str], tuple[Sequence[int], Sequence[int]]]) -> None:
+        self._fn = fn
+
+    def _call(self, text: str) -> tuple[Any, Any]:
+        result = self._fn(text)
+        if not isinstance(result, tuple) or len(result) != 2:
+            raise OffsetsError(
+                f"a tokenizer callable must return (ids, char_starts), got {describe(result)}"
+            )
+        return result
+
+    def encode(self, text: str) -> IdArray:
+        ids, starts = self._call(text)
+        return _ids_array(ids, len(starts))
+
+    def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]:
+        ids, starts = self._call(text)
+        return _ids_array(ids, len(starts)), _char_starts_to_bytes(text, starts)
+
+
+class Tokenizer:
+    """A tokenizer ferrochunk can chunk with.
+
+    Build one with :meth:`cl100k`, :meth:`o200k` (embedded, exact tiktoken ids, no
+    download), :meth:`from_tiktoken`, :meth:`from_huggingface` or :meth:`from_callable`.
+    """
+
+    __slots__ = ("_backend", "name")
+
+    def __init__(self, *, name: str, backend: _Backend) -> None:
+        """Private: use the class methods."""
+        self.name = name
+        self._backend = backend
+
+    def __repr__(self) -> str:
+        return f"Tokenizer({self.name!r})"
+
+    # -- constructors -------------------------------------------------------------
+    @classmethod
+    def cl100k(cls) -> Tokenizer:
+        """The embedded ``cl100k_base`` (GPT-4, GPT-3.5)."""
+        return _CL100K
+
+    @classmethod
+    def o200k(cls) -> Tokenizer:
+        """The embedded ``o200k_base`` (GPT-4o)."""
+        return _O200K
+
+    @classmethod
+    def from_name(cls, name: str) -> Tokenizer:
+        """``"cl100k"``, ``"cl100k_base"``, ``"o200k"`` or ``"o200k_base"``."""
+        if not isinstance(name, str) or name not in _NATIVE_NAMES:
+            names = ", ".join(repr(n) for n in _NATIVE_NAMES)
+            raise UnknownTokenizerError(f"tokenizer must be one of {names}, got {describe(name)}")
+        return _CL100K if _NATIVE_NAMES[name] == "cl100k_base" else _O200K
+
+    @classmethod
+    def from_tiktoken(cls, encoding: Any) -> Tokenizer:
+        """Adapts a ``tiktoken.Encoding``; special-token text is encoded as ordinary text."""
+        if not hasattr(encoding, "encode_ordinary"):
+            raise UnknownTokenizerError(
+                f"from_tiktoken needs a tiktoken.Encoding, got {describe(encoding)}"
+            )
+        return cls(
+            name=f"tiktoken:{encoding.name}",
+            backend=_TiktokenBackend(encoding),
+        )
+
+    @classmethod
+    def from_huggingface(cls, tokenizer: Any) -> Tokenizer:
+        """Adapts a ``tokenizers.Tokenizer`` or a transformers fast tokenizer.
+
+        Special tokens are not added; token offsets come from the tokenizer's alignment.
+        """
+        inner = getattr(tokenizer, "backend_tokenizer", tokenizer)
+        if not hasattr(inner, "encode"):
+            raise UnknownTokenizerError(
+                f"from_huggingface needs a tokenizers.Tokenizer, got {describe(tokenizer)}"
+            )
+        return cls(name="huggingface", backend=_HuggingFaceBackend(inner))
+
+    @classmethod
+    def from_callable(
+        cls,
+        fn: Callable[[str], tuple[Sequence[int], Sequence[int]]],
+        *,
+        name: str = "callable",
+    ) -> Tokenizer:
+        """Adapts ``fn(text) -> (ids, char_starts)``.
+
+        ``char_starts[i]`` is the code-point index in ``text`` where token ``i`` starts.
+        Starts must be non-decreasing and within the text; token ``i`` is taken to run to
+        the next token's start, so characters a tokenizer skips stay in a chunk.
+        """
+        if not callable(fn):
+            raise UnknownTokenizerError(f"from_callable needs a callable, got {describe(fn)}")
+        return cls(name=name, backend=_CallableBackend(fn))
+
+    # -- operations ---------------------------------------------------------------
+    @property
+    def native_encoding(self) -> str | None:
+        """The embedded encoding's name, or ``None`` for a Python tokenizer."""
+        backend = self._backend
+        return backend.encoding if isinstance(backend, _NativeBackend) else None
+
+    def encode(self, text: str) -> IdArray:
+        """Token ids (for the embedded encodings, tiktoken's ``encode_ordinary`` ids)."""
+        return self._backend.encode(require_str("text", text))
+
+    def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]:
+        """Ids and the UTF-8 byte offset where each token starts.
+
+        Text with lone surrogates is encoded as :func:`offset_safe` text, whose byte
+        offsets these are (each surrogate counts as the 3 bytes of U+FFFD).
+        """
+        return self._backend.encode_with_offsets(utf8_safe(require_str("text", text)))
+
+    def count(self, text: str) -> int:
+        """Number of tokens in ``text``."""
+        require_str("text", text)
+        if isinstance(self._backend, _NativeBackend):
+            return self._backend.count(text)
+        return len(self._backend.encode(text))
+
+    def count_batch(self, texts: Iterable[str], batch_size: int | None = None) -> Counts:
+        """Token counts of many texts, as an ``int64`` array.
+
+        Texts are consumed ``batch_size`` at a time (default 4096), so memory stays
+        bounded however many there are; the embedded encodings count each batch in
+        parallel without the GIL.
+        """
+        size = (
+            _DEFAULT_BATCH
+            if batch_size is None
+            else require_int("batch_size", batch_size, minimum=1)
+        )
+        parts: list[Counts] = []
+        batch: list[str] = []
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise InputTypeError(f"texts[{i}] must be a str, got {describe(text)}")
+            batch.append(text)
+            if len(batch) == size:
+                parts.append(self._count_many(batch))
+                batch = []
+        if batch:
+            parts.append(self._count_many(batch))
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+    def _count_many(self, texts: list[str]) -> Counts:
+        if isinstance(self._backend, _NativeBackend):
+            return self._backend.count_many(texts)
+        return np.fromiter((self.count(t) for t in texts), dtype=np.int64, count=len(texts))
+
+
+def _is_utf8(text: str) -> bool:
+    """False when ``text`` holds a surrogate code point (it has no UTF-8 form)."""
+    return text.isascii() or _SURROGATE.search(text) is None
+
+
+def utf8_safe(text: str) -> str:
+    """``text``, or :func:`offset_safe` text when it has no UTF-8 form."""
+    return text if _is_utf8(text) else offset_safe(text)
+
+
+_CL100K = Tokenizer(name="cl100k_base", backend=_NativeBackend("cl100k_base"))
+_O200K = Tokenizer(name="o200k_base", backend=_NativeBackend("o200k_base"))
+
+
+def resolve(tokenizer: Tokenizer | str | None) -> Tokenizer:
+    """``None`` -> embedded cl100k; a name -> that embedded encoding; a Tokenizer as is."""
+    if tokenizer is None:
+        return _CL100K
+    if isinstance(tokenizer, Tokenizer):
+        return tokenizer
+    if isinstance(tokenizer, str):
+        return Tokenizer.from_name(tokenizer)
+    raise UnknownTokenizerError(
+        f"tokenizer must be a Tokenizer, a name or None, got {describe(tokenizer)}"
+    )

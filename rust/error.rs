@@ -1,0 +1,54 @@
+//! The one error type of the core. The Python bindings map each variant to a
+//! class of `ferrochunk.errors` in a single place (`python/errors.rs`).
+
+use std::fmt;
+
+/// Everything the core can reject. Each variant names the offending field and value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// A configuration value is out of its domain.
+    InvalidConfig {
+        field: &'static str,
+        value: String,
+        expected: &'static str,
+    },
+    /// Offsets from a user tokenizer are malformed (decreasing, or past the end of the text).
+    InvalidOffsets {
+        index: usize,
+        value: u64,
+        reason: String,
+    },
+    /// The tokenizer name is not one of the embedded encodings.
+    UnknownTokenizer { name: String },
+    /// The text does not fit the 32-bit byte offsets used at the boundary.
+    TextTooLarge { bytes: usize },
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidConfig {
+                field,
+                value,
+                expected,
+            } => write!(f, "{field} must be {expected}, got {value}"),
+            Error::InvalidOffsets {
+                index,
+                value,
+                reason,
+            } => write!(f, "tokenizer offsets[{index}] = {value}: {reason}"),
+            Error::UnknownTokenizer { name } => write!(
+                f,
+                "tokenizer must be one of 'cl100k', 'cl100k_base', 'o200k', 'o200k_base', got {name:?}"
+            ),
+            Error::TextTooLarge { bytes } => write!(
+                f,
+                "text must be smaller than 4 GiB of UTF-8, got {bytes} bytes"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

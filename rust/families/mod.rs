@@ -1,0 +1,3 @@
+//! One file per upstream family: the compat algorithms, built from the core primitives.
+
+pub mod ragflow;

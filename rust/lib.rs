@@ -1,0 +1,18 @@
+//! ferrochunk: token-aware chunking over token-id arrays and byte offsets.
+//!
+//! The core modules below never see a PyO3 type; `python` (behind the `python`
+//! cargo feature) is the only place that talks to the interpreter.
+
+pub mod chunk;
+pub mod error;
+pub mod families;
+pub mod merge;
+pub mod offsets;
+pub mod scan;
+pub mod slice;
+pub mod tokenize;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use error::{Error, Result};

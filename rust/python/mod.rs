@@ -1,0 +1,27 @@
+//! `ferrochunk._native`: a few pure functions over strings and numpy arrays.
+//!
+//! Every binding does three steps: extract (GIL held), `py.detach` (the work),
+//! build the result. Docstrings live in `python/ferrochunk/_native.pyi`.
+
+use pyo3::prelude::*;
+
+mod chunk;
+mod errors;
+mod ragflow;
+mod threads;
+mod tokenize;
+
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(tokenize::py_encode, m)?)?;
+    m.add_function(wrap_pyfunction!(tokenize::py_encode_with_offsets, m)?)?;
+    m.add_function(wrap_pyfunction!(tokenize::py_count, m)?)?;
+    m.add_function(wrap_pyfunction!(tokenize::py_count_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(tokenize::py_char_to_byte_offsets, m)?)?;
+    m.add_function(wrap_pyfunction!(chunk::py_token_windows, m)?)?;
+    m.add_function(wrap_pyfunction!(chunk::py_token_windows_from_starts, m)?)?;
+    m.add_function(wrap_pyfunction!(chunk::py_token_windows_many, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::py_num_tokens_from_string, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,312 @@
+//! Embedded, tiktoken-exact BPE for `cl100k_base` and `o200k_base`.
+//!
+//! Performance notes:
+//! - The rank tables are compiled into the binary by `bpe-openai`, so nothing is
+//!   downloaded at build or run time, and its regex-automata pre-tokenizer
+//!   reproduces tiktoken's pattern (the `\s+(?!\S)` look-ahead is emulated).
+//! - Most pre-tokenized pieces are one vocabulary entry. A hash lookup answers
+//!   those without running BPE at all.
+//! - Multi-token pieces repeat a lot inside one document ("Shakespeare's",
+//!   CJK runs), so their encodings are memoised per call. The memo is bounded
+//!   and per call, so it needs no lock and cannot grow without limit.
+//! - Offsets are the running sum of token byte lengths; BPE tokens of a piece
+//!   concatenate back to the piece, so this is exact.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use bpe_openai::Tokenizer as Bpe;
+use foldhash::fast::RandomState;
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+
+/// An embedded encoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    Cl100kBase,
+    O200kBase,
+}
+
+/// Token ids and the byte offset where each token starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Encoded {
+    pub ids: Vec<u32>,
+    pub byte_starts: Vec<u32>,
+}
+
+struct Engine {
+    bpe: &'static Bpe,
+    /// Token bytes -> id, for the single-token fast path.
+    vocab: HashMap<&'static [u8], u32, RandomState>,
+    /// Special-token texts. `encode_ordinary` treats them as plain text;
+    /// `contains_special_token` reports them (tiktoken's `encode` refuses them).
+    specials: &'static [&'static str],
+}
+
+impl Engine {
+    fn new(bpe: &'static Bpe, specials: &'static [&'static str]) -> Self {
+        let n = bpe.bpe.num_tokens();
+        let mut vocab = HashMap::with_capacity_and_hasher(n, RandomState::default());
+        for id in 0..n as u32 {
+            vocab.insert(bpe.bpe.token_bytes(id), id);
+        }
+        Engine {
+            bpe,
+            vocab,
+            specials,
+        }
+    }
+}
+
+static CL100K: LazyLock<Engine> = LazyLock::new(|| {
+    Engine::new(
+        bpe_openai::cl100k_base(),
+        &[
+            "<|endoftext|>",
+            "<|fim_prefix|>",
+            "<|fim_middle|>",
+            "<|fim_suffix|>",
+            "<|endofprompt|>",
+        ],
+    )
+});
+
+static O200K: LazyLock<Engine> = LazyLock::new(|| {
+    Engine::new(
+        bpe_openai::o200k_base(),
+        &["<|endoftext|>", "<|endofprompt|>"],
+    )
+});
+
+/// Memo entries kept per call before the memo is reset.
+const MEMO_CAPACITY: usize = 1 << 16;
+
+/// Per-call memo of multi-token pieces: piece -> range in `store`.
+struct Memo<'t> {
+    ranges: HashMap<&'t str, (u32, u32), RandomState>,
+    store: Vec<u32>,
+}
+
+impl<'t> Memo<'t> {
+    fn new() -> Self {
+        Memo {
+            ranges: HashMap::with_hasher(RandomState::default()),
+            store: Vec::new(),
+        }
+    }
+
+    fn get_or_encode(&mut self, engine: &Engine, piece: &'t str) -> &[u32] {
+        if let Some(&(a, b)) = self.ranges.get(piece) {
+            return &self.store[a as usize..b as usize];
+        }
+        if self.ranges.len() >= MEMO_CAPACITY {
+            self.ranges.clear();
+            self.store.clear();
+        }
+        let a = self.store.len();
+        self.store
+            .extend(engine.bpe.bpe.encode_via_backtracking(piece.as_bytes()));
+        let b = self.store.len();
+        self.ranges.insert(piece, (a as u32, b as u32));
+        &self.store[a..b]
+    }
+}
+
+impl Encoding {
+    /// Every name `from_name` accepts.
+    pub const NAMES: [&'static str; 4] = ["cl100k", "cl100k_base", "o200k", "o200k_base"];
+
+    /// Parses `cl100k`, `cl100k_base`, `o200k` or `o200k_base`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownTokenizer`] for any other name.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "cl100k" | "cl100k_base" => Ok(Encoding::Cl100kBase),
+            "o200k" | "o200k_base" => Ok(Encoding::O200kBase),
+            _ => Err(Error::UnknownTokenizer {
+                name: name.to_owned(),
+            }),
+        }
+    }
+
+    /// The tiktoken name of the encoding.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Cl100kBase => "cl100k_base",
+            Encoding::O200kBase => "o200k_base",
+        }
+    }
+
+    fn engine(self) -> &'static Engine {
+        match self {
+            Encoding::Cl100kBase => &CL100K,
+            Encoding::O200kBase => &O200K,
+        }
+    }
+
+    /// Calls `f(piece_byte_start, piece_tokens)` for every pre-tokenized piece, in order.
+    fn for_each_piece(self, text: &str, mut f: impl FnMut(usize, &[u32])) {
+        let engine = self.engine();
+        let mut memo = Memo::new();
+        let base = text.as_ptr() as usize;
+        for piece in engine.bpe.split(text) {
+            // Pieces are sub-slices of `text`, so the address difference is the byte offset.
+            let start = piece.as_ptr() as usize - base;
+            match engine.vocab.get(piece.as_bytes()) {
+                Some(&id) => f(start, &[id]),
+                None => f(start, memo.get_or_encode(engine, piece)),
+            }
+        }
+    }
+
+    /// Token ids, as tiktoken's `encode_ordinary` returns them.
+    pub fn encode_ids(self, text: &str) -> Vec<u32> {
+        let mut ids = Vec::with_capacity(text.len() / 3 + 1);
+        self.for_each_piece(text, |_, tokens| ids.extend_from_slice(tokens));
+        ids
+    }
+
+    /// Token ids with the byte offset where each token starts.
+    ///
+    /// # Errors
+    /// [`Error::TextTooLarge`] when the text has 4 GiB or more of UTF-8.
+    pub fn encode(self, text: &str) -> Result<Encoded> {
+        check_len(text)?;
+        let bpe = &self.engine().bpe.bpe;
+        let mut out = Encoded {
+            ids: Vec::with_capacity(text.len() / 3 + 1),
+            byte_starts: Vec::with_capacity(text.len() / 3 + 1),
+        };
+        self.for_each_piece(text, |start, tokens| {
+            let mut at = start;
+            for &id in tokens {
+                out.ids.push(id);
+                // `check_len` bounds every offset by u32::MAX.
+                out.byte_starts.push(at as u32);
+                at += bpe.token_len(id);
+            }
+        });
+        Ok(out)
+    }
+
+    /// Number of tokens `encode_ids` would return.
+    pub fn count(self, text: &str) -> usize {
+        let mut n = 0;
+        self.for_each_piece(text, |_, tokens| n += tokens.len());
+        n
+    }
+
+    /// Counts many texts in parallel on the current rayon pool.
+    pub fn count_batch(self, texts: &[&str]) -> Vec<usize> {
+        texts.par_iter().map(|t| self.count(t)).collect()
+    }
+
+    /// True when the text contains a special-token string, which tiktoken's
+    /// default `encode` refuses.
+    pub fn contains_special_token(self, text: &str) -> bool {
+        memchr::memmem::find_iter(text.as_bytes(), b"<|").any(|at| {
+            let rest = &text.as_bytes()[at..];
+            self.engine()
+                .specials
+                .iter()
+                .any(|s| rest.starts_with(s.as_bytes()))
+        })
+    }
+
+    /// The bytes of one token, or `None` for an id outside the vocabulary.
+    pub fn token_bytes(self, id: u32) -> Option<&'static [u8]> {
+        let bpe = &self.engine().bpe.bpe;
+        ((id as usize) < bpe.num_tokens()).then(|| bpe.token_bytes(id))
+    }
+}
+
+/// Rejects texts whose byte offsets do not fit `u32`.
+///
+/// # Errors
+/// [`Error::TextTooLarge`].
+pub fn check_len(text: &str) -> Result<()> {
+    if text.len() > u32::MAX as usize {
+        return Err(Error::TextTooLarge { bytes: text.len() });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn known_counts_match_tiktoken() {
+        // Figures from tiktoken cl100k_base (also in the RAGFlow spec §1).
+        let enc = Encoding::Cl100kBase;
+        assert_eq!(enc.count("\n"), 1);
+        assert_eq!(enc.count("\nx"), 2);
+        assert_eq!(enc.count("hello world 你好"), 5);
+        assert_eq!(enc.encode_ids("hello world"), vec![15339, 1917]);
+        assert_eq!(enc.count(""), 0);
+    }
+
+    #[test]
+    fn o200k_differs_from_cl100k() {
+        assert_eq!(
+            Encoding::O200kBase.encode_ids("hello world"),
+            vec![24912, 2375]
+        );
+    }
+
+    #[test]
+    fn special_token_text_is_ordinary_but_detected() {
+        let enc = Encoding::Cl100kBase;
+        assert!(enc.count("a<|endoftext|>b") > 3);
+        assert!(enc.contains_special_token("a<|endoftext|>b"));
+        assert!(enc.contains_special_token("<|fim_suffix|>"));
+        assert!(!enc.contains_special_token("<|endoftext|"));
+        assert!(!Encoding::O200kBase.contains_special_token("<|fim_suffix|>"));
+    }
+
+    #[test]
+    fn names_parse_and_unknown_is_rejected() {
+        assert_eq!(Encoding::from_name("cl100k"), Ok(Encoding::Cl100kBase));
+        assert_eq!(Encoding::from_name("o200k_base"), Ok(Encoding::O200kBase));
+        assert!(matches!(
+            Encoding::from_name("gpt2"),
+            Err(Error::UnknownTokenizer { .. })
+        ));
+    }
+
+    #[test]
+    fn memo_reset_keeps_output_exact() {
+        // More distinct multi-token pieces than the memo holds.
+        let text: String = (0..MEMO_CAPACITY + 10)
+            .map(|i| format!("zq{i}xv "))
+            .collect();
+        let enc = Encoding::Cl100kBase;
+        let direct: Vec<u32> = enc
+            .engine()
+            .bpe
+            .split(&text)
+            .flat_map(|p| enc.engine().bpe.bpe.encode_via_backtracking(p.as_bytes()))
+            .collect();
+        assert_eq!(enc.encode_ids(&text), direct);
+    }
+
+    proptest! {
+        #[test]
+        fn offsets_tile_the_text(text in "\\PC{0,64}|[a-z 你好😀\u{200d}\r\n\t]{0,64}") {
+            for enc in [Encoding::Cl100kBase, Encoding::O200kBase] {
+                let e = enc.encode(&text).unwrap();
+                prop_assert_eq!(e.ids.len(), e.byte_starts.len());
+                prop_assert_eq!(e.ids.len(), enc.count(&text));
+                let mut bytes = Vec::new();
+                for (i, &id) in e.ids.iter().enumerate() {
+                    prop_assert_eq!(e.byte_starts[i] as usize, bytes.len());
+                    bytes.extend_from_slice(enc.token_bytes(id).unwrap());
+                }
+                prop_assert_eq!(bytes, text.as_bytes());
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+"""Bad input: a clear ferrochunk error naming the field and the value, on both backends."""
+
+from __future__ import annotations
+
+import math
+
+import ferrochunk as fc
+import numpy as np
+import pytest
+from ferrochunk import _native
+from ferrochunk.errors import (
+    ConfigError,
+    ConfigTypeError,
+    FerrochunkError,
+    InputTypeError,
+    OffsetsError,
+    UnknownTokenizerError,
+)
+
+
+def test_hierarchy_is_value_error_and_type_error():
+    assert issubclass(FerrochunkError, ValueError)
+    assert issubclass(ConfigTypeError, TypeError)
+    assert issubclass(ConfigTypeError, ConfigError)
+    assert issubclass(InputTypeError, TypeError)
+    assert issubclass(InputTypeError, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "needle"),
+    [
+        ({"max_tokens": 0}, ConfigError, "max_tokens must be an integer >= 1, got 0"),
+        ({"max_tokens": -5}, ConfigError, "got -5"),
+        ({"max_tokens": math.nan}, ConfigError, "max_tokens must be an integer >= 1, got NaN"),
+        ({"max_tokens": 3.5}, ConfigError, "got 3.5"),
+        ({"max_tokens": "512"}, ConfigTypeError, "got '512' (str)"),
+        ({"max_tokens": True}, ConfigTypeError, "got True (bool)"),
+        (
+            {"max_tokens": 4, "overlap_tokens": 4},
+            ConfigError,
+            "overlap_tokens must be < max_tokens (4), got 4",
+        ),
+        (
+            {"max_tokens": 4, "overlap_tokens": -1},
+            ConfigError,
+            "overlap_tokens must be an integer >= 0, got -1",
+        ),
+        ({"max_tokens": 4, "overlap_tokens": math.nan}, ConfigError, "overlap_tokens"),
+    ],
+)
+def test_token_windows_validation(kwargs, error, needle):
+    with pytest.raises(error) as info:
+        fc.TokenWindows(**kwargs)
+    assert needle in str(info.value)
+
+
+def test_config_is_frozen_and_normalised():
+    config = fc.TokenWindows(np.int64(8), overlap_tokens=np.int32(2))
+    assert type(config.max_tokens) is int
+    assert config.overlap_tokens == 2
+    with pytest.raises(AttributeError):
+        config.max_tokens = 4  # type: ignore[misc]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'overlap'"):
+        fc.TokenWindows(8, overlap=2)  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("text", [None, 5, b"bytes", ["a"]])
+def test_non_str_text(backend, text):
+    with pytest.raises(InputTypeError, match="text must be a str"):
+        fc.chunk(text, fc.TokenWindows(8), backend=backend)  # type: ignore[arg-type]
+
+
+def test_bad_entry_point_arguments():
+    with pytest.raises(ConfigTypeError, match="config must be a TokenWindows"):
+        fc.chunk("x", {"max_tokens": 8})  # type: ignore[arg-type]
+    with pytest.raises(
+        ConfigError, match="backend must be one of 'native', 'reference', got 'gpu'"
+    ):
+        fc.chunk("x", fc.TokenWindows(8), backend="gpu")
+    with pytest.raises(UnknownTokenizerError, match="'p50k'"):
+        fc.chunk("x", fc.TokenWindows(8), tokenizer="p50k")
+    with pytest.raises(UnknownTokenizerError):
+        fc.chunk("x", fc.TokenWindows(8), tokenizer=42)  # type: ignore[arg-type]
+    with pytest.raises(InputTypeError, match="texts must be a sequence"):
+        fc.chunk_many("abc", fc.TokenWindows(8))
+    with pytest.raises(InputTypeError, match=r"texts\[1\] must be a str"):
+        fc.chunk_many(["a", None], fc.TokenWindows(8))  # type: ignore[list-item]
+    with pytest.raises(ConfigError, match="threads must be an integer >= 1, got 0"):
+        fc.chunk_many(["a"], fc.TokenWindows(8), threads=0)
+
+
+def test_rust_raises_the_same_classes():
+    """The core validates too; its errors arrive as ferrochunk.errors classes, never panics."""
+    with pytest.raises(ConfigError, match="max_tokens must be an integer >= 1, got 0"):
+        _native.token_windows("abc", "cl100k", 0, 0)
+    with pytest.raises(ConfigError, match="overlap_tokens"):
+        _native.token_windows("abc", "cl100k", 4, 9)
+    with pytest.raises(UnknownTokenizerError, match="gpt2"):
+        _native.count("gpt2", "abc")
+    with pytest.raises(OffsetsError, match=r"offsets\[1\] = 0"):
+        _native.token_windows_from_starts("abcd", np.array([2, 0], dtype=np.uint32), 4, 0)
+    with pytest.raises(OffsetsError, match="past the end"):
+        _native.char_to_byte_offsets("é", np.array([0, 2], dtype=np.uint64))
+    with pytest.raises(ConfigError, match="threads"):
+        _native.count_batch("cl100k", ["a"], 0)
+
+
+def test_huge_and_degenerate_inputs_work():
+    text = "a" * 5_000_000  # one 5 MB run with no pre-tokenizer break
+    spans = fc.chunk_spans(text, fc.TokenWindows(512))
+    assert spans[-1, 3] == len(text)
+    assert spans[0, 2] == 0
+    assert fc.chunk("\n" * 100_000, fc.TokenWindows(7))[-1].char_end == 100_000

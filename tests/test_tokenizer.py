@@ -1,0 +1,187 @@
+"""The embedded tokenizer against tiktoken, and the Python tokenizer adapters."""
+
+from __future__ import annotations
+
+import ferrochunk as fc
+import numpy as np
+import pytest
+import tiktoken
+from ferrochunk.errors import InputTypeError, OffsetsError, UnknownTokenizerError
+from ferrochunk.reference._tiktoken import cl100k as tiktoken_cl100k
+from hypothesis import given
+from hypothesis import strategies as st
+from support import corpus_files, read_corpus
+
+TRICKY = st.sampled_from(
+    [
+        "你好",
+        "世界",
+        "日本語",
+        "한국어",
+        "😀",
+        "👩‍👩‍👧",
+        "🧑🏽‍🚀",
+        "\u200d",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r\n",
+        "\r",
+        "\u0085",
+        "\ufeff",
+        "\u00a0",
+        "\u3000",
+        "<|endoftext|>",
+        "<|fim_prefix|>",
+        "<|endofprompt|>",
+        "<|",
+        "|>",
+        "'s",
+        "'LL",
+        "123456",
+        "a",
+        "Hello",
+        " world",
+        "。",
+        "！",
+        "...",
+        "ǅ",
+        "é",
+        "e\u0301",
+        "\x00",
+    ]
+)
+MIXED = st.lists(st.one_of(TRICKY, st.text(max_size=8)), max_size=24).map("".join)
+
+
+@pytest.fixture(scope="module")
+def reference_cl100k() -> tiktoken.Encoding:
+    return tiktoken_cl100k()
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_ids_equal_tiktoken_on_the_corpus_sample(path, reference_cl100k):
+    text = read_corpus(path)
+    expected = reference_cl100k.encode_ordinary(text)
+    got = fc.Tokenizer.cl100k().encode(text)
+    assert got.dtype == np.uint32
+    assert got.tolist() == expected
+
+
+def test_corpus_sample_is_at_least_2_mb():
+    total = sum(len(read_corpus(p).encode()) for p in corpus_files())
+    assert total >= 2_000_000
+
+
+@given(MIXED)
+def test_ids_equal_tiktoken_on_tricky_text(text):
+    expected = tiktoken_cl100k().encode_ordinary(text)
+    tok = fc.Tokenizer.cl100k()
+    assert tok.encode(text).tolist() == expected
+    assert tok.count(text) == len(expected)
+
+
+@given(MIXED)
+def test_offsets_tile_the_text(text):
+    for tok in (fc.Tokenizer.cl100k(), fc.Tokenizer.o200k()):
+        ids, starts = tok.encode_with_offsets(text)
+        assert len(ids) == len(starts)
+        data = text.encode()
+        assert starts.tolist() == sorted(starts.tolist())
+        assert all(0 <= s < len(data) for s in starts.tolist())
+        if len(ids):
+            assert starts[0] == 0
+
+
+def test_offsets_match_tiktoken_token_bytes(reference_cl100k):
+    text = "naïve café 😀 你好 <|endoftext|>"
+    ids, starts = fc.Tokenizer.cl100k().encode_with_offsets(text)
+    pieces = reference_cl100k.decode_tokens_bytes(ids.tolist())
+    assert starts.tolist() == np.cumsum([0] + [len(p) for p in pieces[:-1]]).tolist()
+
+
+def test_o200k_is_its_own_vocabulary():
+    # Reference ids of o200k_base (GPT-4o) for a fixed string.
+    assert fc.Tokenizer.o200k().encode("hello world").tolist() == [24912, 2375]
+    assert fc.Tokenizer.cl100k().encode("hello world").tolist() == [15339, 1917]
+
+
+def test_special_token_text_is_ordinary_text(reference_cl100k):
+    text = "a <|endoftext|> b"
+    assert fc.Tokenizer.cl100k().encode(text).tolist() == reference_cl100k.encode_ordinary(text)
+
+
+def test_lone_surrogates_count_as_tiktoken_does(reference_cl100k):
+    for text in ["a\ud800b", "\udfff", "x\ud83d\ude00y", "ok"]:
+        assert fc.Tokenizer.cl100k().encode(text).tolist() == reference_cl100k.encode(text)
+
+
+def test_count_batch_matches_count_and_is_bounded():
+    tok = fc.Tokenizer.cl100k()
+    texts = [f"chunk {i} 你好 😀" for i in range(10_000)]
+    counts = tok.count_batch(texts, batch_size=777)
+    assert counts.dtype == np.int64
+    assert counts.tolist() == [tok.count(t) for t in texts]
+    assert tok.count_batch(iter([])).tolist() == []
+    assert tok.count_batch(t for t in ["a b", "c"]).tolist() == [2, 1]
+
+
+def test_from_tiktoken_matches_native(reference_cl100k):
+    adapted = fc.Tokenizer.from_tiktoken(reference_cl100k)
+    text = "Tokenizers agree: 你好, 😀 and <|endoftext|>."
+    native = fc.Tokenizer.cl100k()
+    for a, b in zip(
+        adapted.encode_with_offsets(text), native.encode_with_offsets(text), strict=True
+    ):
+        assert a.tolist() == b.tolist()
+
+
+def _tiny_huggingface_tokenizer():
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    vocab = {"[UNK]": 0, "hello": 1, "world": 2, "你好": 3, ",": 4}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    return tok
+
+
+def test_from_huggingface_converts_char_offsets_to_bytes():
+    tok = fc.Tokenizer.from_huggingface(_tiny_huggingface_tokenizer())
+    ids, starts = tok.encode_with_offsets("你好 hello, world")
+    assert ids.tolist() == [3, 1, 4, 2]
+    assert starts.tolist() == [0, 7, 12, 14]
+
+
+def test_from_callable_and_its_validation():
+    def words(text):
+        import re
+
+        matches = list(re.finditer(r"\S+", text))
+        return [len(m.group()) for m in matches], [m.start() for m in matches]
+
+    tok = fc.Tokenizer.from_callable(words)
+    assert tok.encode_with_offsets("é ab")[1].tolist() == [0, 3]
+    with pytest.raises(OffsetsError, match="pair up"):
+        fc.Tokenizer.from_callable(lambda t: ([1, 2], [0])).encode_with_offsets("ab")
+    with pytest.raises(OffsetsError, match="non-decreasing"):
+        fc.Tokenizer.from_callable(lambda t: ([1, 2], [1, 0])).encode_with_offsets("ab")
+    with pytest.raises(OffsetsError, match=">= 0"):
+        fc.Tokenizer.from_callable(lambda t: ([1], [-1])).encode_with_offsets("ab")
+    with pytest.raises(OffsetsError, match="past the end"):
+        fc.Tokenizer.from_callable(lambda t: ([1], [5])).encode_with_offsets("ab")
+    with pytest.raises(OffsetsError, match=r"\(ids, char_starts\)"):
+        fc.Tokenizer.from_callable(lambda t: [1]).encode("ab")
+
+
+def test_bad_tokenizer_inputs():
+    with pytest.raises(UnknownTokenizerError, match="'gpt2'"):
+        fc.Tokenizer.from_name("gpt2")
+    with pytest.raises(UnknownTokenizerError):
+        fc.Tokenizer.from_callable("not callable")  # type: ignore[arg-type]
+    with pytest.raises(UnknownTokenizerError):
+        fc.Tokenizer.from_tiktoken(object())
+    with pytest.raises(InputTypeError, match="text must be a str"):
+        fc.Tokenizer.cl100k().encode(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(InputTypeError, match=r"texts\[1\]"):
+        fc.Tokenizer.cl100k().count_batch(["a", 2])  # type: ignore[list-item]
