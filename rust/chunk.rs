@@ -33,26 +33,30 @@ impl Span {
     }
 }
 
-/// Adds code-point offsets to windows. Window starts and ends are each
-/// non-decreasing, so each list converts in one pass.
+/// Adds code-point offsets to windows, converting all their byte offsets in
+/// one pass over the text.
 ///
 /// # Errors
 /// Only if a window is not on character boundaries, which `token_windows` rules out.
 pub fn spans_of(text: &str, windows: &[Window]) -> Result<Vec<Span>> {
-    let starts: Vec<u64> = windows.iter().map(|w| w.byte_start as u64).collect();
-    let ends: Vec<u64> = windows.iter().map(|w| w.byte_end as u64).collect();
-    let char_starts = convert_sorted(text, &starts, Unit::Byte, Unit::Char)?;
-    let char_ends = convert_sorted(text, &ends, Unit::Byte, Unit::Char)?;
+    let mut bytes: Vec<u64> = windows
+        .iter()
+        .flat_map(|w| [w.byte_start as u64, w.byte_end as u64])
+        .collect();
+    bytes.sort_unstable();
+    bytes.dedup();
+    let chars = convert_sorted(text, &bytes, Unit::Byte, Unit::Char)?;
+    // `bytes` holds every offset asked for below, so the search always finds it.
+    let char_of = |b: usize| bytes.binary_search(&(b as u64)).map_or(0, |i| chars[i]);
     Ok(windows
         .iter()
-        .zip(char_starts.into_iter().zip(char_ends))
-        .map(|(w, (char_start, char_end))| Span {
+        .map(|w| Span {
             token_start: w.token_start as u64,
             token_end: w.token_end as u64,
             byte_start: w.byte_start as u64,
             byte_end: w.byte_end as u64,
-            char_start,
-            char_end,
+            char_start: char_of(w.byte_start),
+            char_end: char_of(w.byte_end),
         })
         .collect())
 }

@@ -8,6 +8,7 @@ pub mod error;
 pub mod families;
 pub mod merge;
 pub mod offsets;
+pub mod pretokenize;
 pub mod scan;
 pub mod slice;
 pub mod tokenize;

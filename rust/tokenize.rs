@@ -6,6 +6,11 @@
 //!   reproduces tiktoken's pattern (the `\s+(?!\S)` look-ahead is emulated).
 //! - Most pre-tokenized pieces are one vocabulary entry. A hash lookup answers
 //!   those without running BPE at all.
+//! - Short multi-token pieces are merged with tiktoken's own algorithm (lowest
+//!   rank first over a small vector of parts), which beats the general-purpose
+//!   backtracking encoder on the few-byte pieces that dominate real text; long
+//!   pieces (a 5 MB run of letters is one piece) keep bpe's linear-time
+//!   backtracking, so the quadratic merge never sees them.
 //! - Multi-token pieces repeat a lot inside one document ("Shakespeare's",
 //!   CJK runs), so their encodings are memoised per call. The memo is bounded
 //!   and per call, so it needs no lock and cannot grow without limit.
@@ -20,6 +25,7 @@ use foldhash::fast::RandomState;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::pretokenize::Pretokenizer;
 
 /// An embedded encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -37,31 +43,112 @@ pub struct Encoded {
 
 struct Engine {
     bpe: &'static Bpe,
-    /// Token bytes -> id, for the single-token fast path.
+    /// Our split (`None` only if its pattern failed to compile; bpe-openai's split is used then).
+    pre: Option<Pretokenizer>,
+    /// Token bytes -> id. Ids are tiktoken's merge ranks, so this is also the rank table.
     vocab: HashMap<&'static [u8], u32, RandomState>,
+    /// The id of each single byte.
+    byte_ids: [u32; 256],
     /// Special-token texts. `encode_ordinary` treats them as plain text;
     /// `contains_special_token` reports them (tiktoken's `encode` refuses them).
     specials: &'static [&'static str],
 }
 
 impl Engine {
-    fn new(bpe: &'static Bpe, specials: &'static [&'static str]) -> Self {
+    fn new(
+        bpe: &'static Bpe,
+        pre: Result<Pretokenizer>,
+        specials: &'static [&'static str],
+    ) -> Self {
         let n = bpe.bpe.num_tokens();
         let mut vocab = HashMap::with_capacity_and_hasher(n, RandomState::default());
+        let mut byte_ids = [u32::MAX; 256];
         for id in 0..n as u32 {
-            vocab.insert(bpe.bpe.token_bytes(id), id);
+            let bytes = bpe.bpe.token_bytes(id);
+            if let [b] = bytes {
+                byte_ids[*b as usize] = id;
+            }
+            vocab.insert(bytes, id);
         }
         Engine {
             bpe,
+            pre: pre.ok(),
             vocab,
+            byte_ids,
             specials,
         }
     }
+
+    fn rank(&self, bytes: &[u8]) -> u32 {
+        self.vocab.get(bytes).copied().unwrap_or(u32::MAX)
+    }
+
+    /// Appends the tokens of one pre-tokenized piece to `out`.
+    fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) {
+        if piece.len() > SHORT_PIECE {
+            out.extend(self.bpe.bpe.encode_via_backtracking(piece));
+        } else {
+            self.merge_short(piece, out);
+        }
+    }
+
+    /// tiktoken's `byte_pair_merge`: repeatedly merge the adjacent pair whose
+    /// joined bytes have the lowest rank. `parts[i] = (start, rank of merging
+    /// part i with part i + 1, token of part i)`.
+    fn merge_short(&self, piece: &[u8], out: &mut Vec<u32>) {
+        let n = piece.len();
+        if n < 2 {
+            out.extend(piece.iter().map(|&b| self.byte_ids[b as usize]));
+            return;
+        }
+        let mut parts: Vec<(usize, u32, u32)> = (0..n)
+            .map(|i| {
+                let rank = if i + 1 < n {
+                    self.rank(&piece[i..i + 2])
+                } else {
+                    u32::MAX
+                };
+                (i, rank, self.byte_ids[piece[i] as usize])
+            })
+            .collect();
+        parts.push((n, u32::MAX, u32::MAX));
+        // Rank of merging part i with part i + 1 once parts i + 1 and i + 2 are one.
+        let rank_after = |parts: &[(usize, u32, u32)], i: usize| {
+            if i + 3 < parts.len() {
+                self.rank(&piece[parts[i].0..parts[i + 3].0])
+            } else {
+                u32::MAX
+            }
+        };
+        loop {
+            let mut best = (u32::MAX, 0);
+            for (i, part) in parts[..parts.len() - 1].iter().enumerate() {
+                if part.1 < best.0 {
+                    best = (part.1, i);
+                }
+            }
+            let (rank, i) = best;
+            if rank == u32::MAX {
+                break;
+            }
+            if i > 0 {
+                parts[i - 1].1 = rank_after(&parts, i - 1);
+            }
+            parts[i].1 = rank_after(&parts, i);
+            parts[i].2 = rank;
+            parts.remove(i + 1);
+        }
+        out.extend(parts[..parts.len() - 1].iter().map(|p| p.2));
+    }
 }
+
+/// Pieces up to this many bytes use the quadratic-but-tight `merge_short`.
+const SHORT_PIECE: usize = 128;
 
 static CL100K: LazyLock<Engine> = LazyLock::new(|| {
     Engine::new(
         bpe_openai::cl100k_base(),
+        Pretokenizer::cl100k(),
         &[
             "<|endoftext|>",
             "<|fim_prefix|>",
@@ -75,6 +162,7 @@ static CL100K: LazyLock<Engine> = LazyLock::new(|| {
 static O200K: LazyLock<Engine> = LazyLock::new(|| {
     Engine::new(
         bpe_openai::o200k_base(),
+        Pretokenizer::o200k(),
         &["<|endoftext|>", "<|endofprompt|>"],
     )
 });
@@ -105,8 +193,7 @@ impl<'t> Memo<'t> {
             self.store.clear();
         }
         let a = self.store.len();
-        self.store
-            .extend(engine.bpe.bpe.encode_via_backtracking(piece.as_bytes()));
+        engine.encode_piece(piece.as_bytes(), &mut self.store);
         let b = self.store.len();
         self.ranges.insert(piece, (a as u32, b as u32));
         &self.store[a..b]
@@ -150,13 +237,22 @@ impl Encoding {
     fn for_each_piece(self, text: &str, mut f: impl FnMut(usize, &[u32])) {
         let engine = self.engine();
         let mut memo = Memo::new();
-        let base = text.as_ptr() as usize;
-        for piece in engine.bpe.split(text) {
-            // Pieces are sub-slices of `text`, so the address difference is the byte offset.
-            let start = piece.as_ptr() as usize - base;
+        let mut piece = |start: usize, end: usize| {
+            let piece = &text[start..end];
             match engine.vocab.get(piece.as_bytes()) {
                 Some(&id) => f(start, &[id]),
                 None => f(start, memo.get_or_encode(engine, piece)),
+            }
+        };
+        match &engine.pre {
+            Some(pre) => pre.for_each_piece(text, &mut piece),
+            None => {
+                let base = text.as_ptr() as usize;
+                for p in engine.bpe.split(text) {
+                    // Pieces are sub-slices of `text`: the address difference is the offset.
+                    let start = p.as_ptr() as usize - base;
+                    piece(start, start + p.len());
+                }
             }
         }
     }
@@ -180,13 +276,18 @@ impl Encoding {
             byte_starts: Vec::with_capacity(text.len() / 3 + 1),
         };
         self.for_each_piece(text, |start, tokens| {
-            let mut at = start;
-            for &id in tokens {
-                out.ids.push(id);
-                // `check_len` bounds every offset by u32::MAX.
-                out.byte_starts.push(at as u32);
-                at += bpe.token_len(id);
+            if tokens.is_empty() {
+                return; // pieces are never empty, so this never happens
             }
+            // `check_len` bounds every offset by u32::MAX.
+            out.byte_starts.push(start as u32);
+            // A one-token piece needs no length lookup; the rest sum token lengths.
+            let mut at = start;
+            for pair in tokens.windows(2) {
+                at += bpe.token_len(pair[0]);
+                out.byte_starts.push(at as u32);
+            }
+            out.ids.extend_from_slice(tokens);
         });
         Ok(out)
     }
@@ -294,6 +395,24 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn short_merge_equals_backtracking(piece in proptest::collection::vec(any::<u8>(), 0..64)) {
+            for enc in [Encoding::Cl100kBase, Encoding::O200kBase] {
+                let engine = enc.engine();
+                let mut ours = Vec::new();
+                engine.merge_short(&piece, &mut ours);
+                prop_assert_eq!(ours, engine.bpe.bpe.encode_via_backtracking(&piece));
+            }
+        }
+
+        #[test]
+        fn short_merge_equals_backtracking_on_text(piece in "\\PC{1,16}|[a-zA-Z你好世界]{1,24}") {
+            let engine = Encoding::Cl100kBase.engine();
+            let mut ours = Vec::new();
+            engine.merge_short(piece.as_bytes(), &mut ours);
+            prop_assert_eq!(ours, engine.bpe.bpe.encode_via_backtracking(piece.as_bytes()));
+        }
+
         #[test]
         fn offsets_tile_the_text(text in "\\PC{0,64}|[a-z 你好😀\u{200d}\r\n\t]{0,64}") {
             for enc in [Encoding::Cl100kBase, Encoding::O200kBase] {

@@ -12,7 +12,7 @@ from ._validate import describe, require_choice, require_int, require_str
 from .config import TokenWindows
 from .errors import ConfigTypeError, InputTypeError
 from .reference import windows as ref_windows
-from .tokenizers import Tokenizer, resolve, utf8_safe
+from .tokenizers import Tokenizer, offset_safe, resolve, utf8_safe
 from .types import Chunk, SpanArray
 
 __all__ = ["chunk", "chunk_many", "chunk_spans"]
@@ -75,10 +75,12 @@ def chunk_spans(
     config = _require_config(config)
     require_choice("backend", backend, _BACKENDS)
     tok = resolve(tokenizer)
-    safe = utf8_safe(text)
-    if backend == "native":
-        return _native_spans(safe, config, tok)
-    return _reference_spans(safe, config, tok)
+    if backend == "reference":
+        return _reference_spans(utf8_safe(text), config, tok)
+    try:
+        return _native_spans(text, config, tok)
+    except UnicodeEncodeError:  # lone surrogates: retry on same-length text
+        return _native_spans(offset_safe(text), config, tok)
 
 
 def chunk(
@@ -117,12 +119,20 @@ def chunk_many(
     if threads is not None:
         threads = require_int("threads", threads, minimum=1)
     tok = resolve(tokenizer)
-    safe = [utf8_safe(t) for t in texts]
     encoding = tok.native_encoding
-    if encoding is not None:
-        all_spans = _native.token_windows_many(
-            safe, encoding, config.max_tokens, config.overlap_tokens, threads
-        )
+    if encoding is None:
+        all_spans = [_native_spans(utf8_safe(t), config, tok) for t in texts]
     else:
-        all_spans = [_native_spans(t, config, tok) for t in safe]
+        try:
+            all_spans = _native.token_windows_many(
+                list(texts), encoding, config.max_tokens, config.overlap_tokens, threads
+            )
+        except UnicodeEncodeError:  # lone surrogates somewhere: retry on same-length texts
+            all_spans = _native.token_windows_many(
+                [utf8_safe(t) for t in texts],
+                encoding,
+                config.max_tokens,
+                config.overlap_tokens,
+                threads,
+            )
     return [_build(t, s) for t, s in zip(texts, all_spans, strict=True)]
