@@ -2,8 +2,7 @@
 //!
 //! Performance notes:
 //! - The rank tables are compiled into the binary by `bpe-openai`, so nothing is
-//!   downloaded at build or run time, and its regex-automata pre-tokenizer
-//!   reproduces tiktoken's pattern (the `\s+(?!\S)` look-ahead is emulated).
+//!   downloaded at build or run time. Pieces come from `pretokenize.rs`.
 //! - Most pre-tokenized pieces are one vocabulary entry. A hash lookup answers
 //!   those without running BPE at all.
 //! - Short multi-token pieces are merged with tiktoken's own algorithm (lowest
