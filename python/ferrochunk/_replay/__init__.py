@@ -1,0 +1,1 @@
+"""Per-family replay handlers: how a vector record's ``args`` become a call (spec §0 / §10)."""
