@@ -22,6 +22,12 @@ pub enum Error {
     UnknownTokenizer { name: String },
     /// The text does not fit the 32-bit byte offsets used at the boundary.
     TextTooLarge { bytes: usize },
+    /// A compat function reproduces the exception upstream's Python raises here
+    /// (`class` is a builtin exception name such as `ValueError`).
+    Upstream {
+        class: &'static str,
+        message: String,
+    },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -43,6 +49,7 @@ impl fmt::Display for Error {
                 f,
                 "tokenizer must be one of 'cl100k', 'cl100k_base', 'o200k', 'o200k_base', got {name:?}"
             ),
+            Error::Upstream { message, .. } => f.write_str(message),
             Error::TextTooLarge { bytes } => write!(
                 f,
                 "text must be smaller than 4 GiB of UTF-8, got {bytes} bytes"

@@ -28,10 +28,12 @@ pub struct Group {
 /// Merges pieces with token counts `sizes` under `cap`.
 ///
 /// `threshold` only matters for [`MergeStrategy::OverCap`]: RAGFlow passes
-/// `cap * (100 - overlapped_percent) / 100`. Comparisons mirror Python's
-/// int/float comparisons, which are exact for counts below 2^53.
-pub fn merge(sizes: &[u64], cap: i64, strategy: MergeStrategy, threshold: f64) -> Vec<Group> {
-    let exceeds_cap = |t: u64| i128::from(t) > i128::from(cap);
+/// `cap * (100 - overlapped_percent) / 100`. The cap is a float because
+/// upstream accepts any number; every test is written as Python writes it
+/// (`t + s <= cap` to join, `t > cap` for oversize), so NaN behaves the same.
+/// Counts convert to `f64` exactly below 2^53.
+pub fn merge(sizes: &[u64], cap: f64, strategy: MergeStrategy, threshold: f64) -> Vec<Group> {
+    let exceeds_cap = |t: u64| (t as f64) > cap;
     let mut groups = Vec::new();
     let mut open: Option<(usize, u64)> = None; // (first piece, running total)
     let close = |groups: &mut Vec<Group>, first: usize, end: usize, tokens: u64| {
@@ -44,7 +46,7 @@ pub fn merge(sizes: &[u64], cap: i64, strategy: MergeStrategy, threshold: f64) -
     for (i, &size) in sizes.iter().enumerate() {
         match strategy {
             MergeStrategy::UnderCap => match open {
-                Some((first, t)) if !exceeds_cap(t + size) => open = Some((first, t + size)),
+                Some((first, t)) if ((t + size) as f64) <= cap => open = Some((first, t + size)),
                 _ => {
                     if let Some((first, t)) = open.take() {
                         close(&mut groups, first, i, t);
@@ -88,7 +90,7 @@ mod tests {
 
     fn ranges(sizes: &[u64], cap: i64, strategy: MergeStrategy, overlap: f64) -> Vec<Vec<usize>> {
         let threshold = cap as f64 * (100.0 - overlap) / 100.0;
-        merge(sizes, cap, strategy, threshold)
+        merge(sizes, cap as f64, strategy, threshold)
             .into_iter()
             .map(|g| g.pieces.collect())
             .collect()
@@ -146,8 +148,18 @@ mod tests {
     }
 
     #[test]
+    fn nan_cap_behaves_like_python() {
+        // Python: `t + s <= nan` and `t > nan` are both false.
+        let under = merge(&[1, 2, 3], f64::NAN, MergeStrategy::UnderCap, f64::NAN);
+        let starts: Vec<usize> = under.iter().map(|g| g.pieces.start).collect();
+        assert_eq!(starts, vec![0, 1, 2]);
+        let over = merge(&[1, 2, 3], f64::NAN, MergeStrategy::OverCap, f64::NAN);
+        assert_eq!(over.len(), 1);
+    }
+
+    #[test]
     fn oversize_is_flagged() {
-        let g = merge(&[5, 300, 5], 100, MergeStrategy::UnderCap, 100.0);
+        let g = merge(&[5, 300, 5], 100.0, MergeStrategy::UnderCap, 100.0);
         assert_eq!(
             g.iter().map(|g| g.oversize).collect::<Vec<_>>(),
             vec![false, true, false]
@@ -163,7 +175,7 @@ mod tests {
         ) {
             let threshold = cap as f64 * (100.0 - overlap) / 100.0;
             for strategy in [MergeStrategy::UnderCap, MergeStrategy::OverCap] {
-                let groups = merge(&sizes, cap, strategy, threshold);
+                let groups = merge(&sizes, cap as f64, strategy, threshold);
                 let mut next = 0;
                 for g in &groups {
                     prop_assert_eq!(g.pieces.start, next);

@@ -49,4 +49,4 @@ def test_vector_file(name, backend):
 
 def test_replay_reports_a_missing_family():
     with pytest.raises(LookupError, match="not built yet"):
-        replay({"fn": "naive_merge_docx", "args": {}, "expected": None})
+        replay({"fn": "fixed_split", "args": {}, "expected": None})

@@ -13,6 +13,15 @@ __all__ = [
     "encode",
     "encode_with_offsets",
     "num_tokens_from_string",
+    "ragflow_compute_overlap_prefix",
+    "ragflow_has_wrapped_delimiter",
+    "ragflow_merge_groups",
+    "ragflow_naive_merge",
+    "ragflow_normalize_text_newlines",
+    "ragflow_num_tokens_batch",
+    "ragflow_parse_delimiter_field",
+    "ragflow_parser_txt",
+    "ragflow_remove_tag",
     "token_windows",
     "token_windows_from_starts",
     "token_windows_many",
@@ -58,3 +67,43 @@ def token_windows_many(
 
 def num_tokens_from_string(text: str) -> int:
     """RAGFlow's count: cl100k tokens, or 0 if the text holds special-token text."""
+
+# RAGFlow compat (``ferrochunk.compat.ragflow``); spec sections in brackets.
+def ragflow_num_tokens_batch(texts: list[str]) -> npt.NDArray[np.uint64]:
+    """``num_tokens_from_string`` of many texts, counted in parallel."""
+
+def ragflow_parse_delimiter_field(field: str) -> list[str]:
+    """[2.3] Wrapped tokens whole, other characters alone; deduplicated, longest first."""
+
+def ragflow_has_wrapped_delimiter(field: str) -> bool:
+    """[2.2] The field holds a backtick-wrapped token."""
+
+def ragflow_normalize_text_newlines(text: str) -> str:
+    """[2.1] CRLF, then lone CR, become LF."""
+
+def ragflow_remove_tag(text: str) -> str:
+    """[4.1] Deletes ``@@...##`` position tags."""
+
+def ragflow_compute_overlap_prefix(prev_text: str, percent: int | float) -> tuple[str, int]:
+    """[4.2] The tail of ``prev_text`` (tags removed) and its count; NaN/Inf raise as upstream."""
+
+def ragflow_merge_groups(
+    sizes: list[int], cap: float, threshold: float, under_cap: bool
+) -> list[list[int]]:
+    """[5] Index groups of pieces with these token counts."""
+
+def ragflow_naive_merge(
+    texts: list[str],
+    positions: list[str],
+    delimiter: str,
+    cap: float,
+    threshold: float,
+    under_cap: bool,
+    percent: int | float,
+) -> tuple[list[str], list[list[int]]]:
+    """[6] The chunks and, for each, the section index of each of its paragraphs."""
+
+def ragflow_parser_txt(
+    txt: str, delimiter: str, keep_delimiters: bool, cap: float, threshold: float
+) -> list[str]:
+    """[9] The merged chunks of ``parser_txt`` (without the ``""`` second element)."""

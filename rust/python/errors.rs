@@ -1,26 +1,28 @@
-//! The one mapping from core errors to `ferrochunk.errors` classes.
+//! The one mapping from core errors to Python exceptions.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::error::Error;
 
-fn class_name(e: &Error) -> &'static str {
+/// The module and class an error is raised as.
+fn class_of(e: &Error) -> (&'static str, &'static str) {
     match e {
-        Error::InvalidConfig { .. } => "ConfigError",
-        Error::InvalidOffsets { .. } => "OffsetsError",
-        Error::UnknownTokenizer { .. } => "UnknownTokenizerError",
-        Error::TextTooLarge { .. } => "TextTooLargeError",
+        Error::InvalidConfig { .. } => ("ferrochunk.errors", "ConfigError"),
+        Error::InvalidOffsets { .. } => ("ferrochunk.errors", "OffsetsError"),
+        Error::UnknownTokenizer { .. } => ("ferrochunk.errors", "UnknownTokenizerError"),
+        Error::TextTooLarge { .. } => ("ferrochunk.errors", "TextTooLargeError"),
+        // A compat function reproduces the builtin exception upstream raises.
+        Error::Upstream { class, .. } => ("builtins", class),
     }
 }
 
-/// Raises `e` as its `ferrochunk.errors` class (a `ValueError` subclass).
+/// Raises `e` as its class: a `ferrochunk.errors` class (all `ValueError`s),
+/// or upstream's builtin for compat quirks.
 pub fn to_py_err(py: Python<'_>, e: Error) -> PyErr {
     let message = e.to_string();
-    match py
-        .import("ferrochunk.errors")
-        .and_then(|m| m.getattr(class_name(&e)))
-    {
+    let (module, class) = class_of(&e);
+    match py.import(module).and_then(|m| m.getattr(class)) {
         Ok(cls) => PyErr::from_type(
             cls.cast_into()
                 .unwrap_or_else(|_| py.get_type::<PyValueError>()),

@@ -23,5 +23,14 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(chunk::py_token_windows_from_starts, m)?)?;
     m.add_function(wrap_pyfunction!(chunk::py_token_windows_many, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_num_tokens_from_string, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::py_num_tokens_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::py_parse_delimiter_field, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::py_has_wrapped_delimiter, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::py_normalize_text_newlines, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::py_remove_tag, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::py_compute_overlap_prefix, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::py_merge_groups, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::py_naive_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::py_parser_txt, m)?)?;
     Ok(())
 }

@@ -45,7 +45,7 @@ def _naive_merge(m: Any, a: Args) -> Any:
 def _images(module: Any, ids: list[Any]) -> list[Any]:
     """Equal ids are the same ``LazyImage`` object, whose one blob is the id (latin-1)."""
     by_id: dict[Any, Any] = {}
-    out = []
+    out: list[Any] = []
     for i in ids:
         if i is None:
             out.append(None)

@@ -19,6 +19,9 @@ from .images import concat_img
 from .overlap import apply_overlap
 from .tokens import num_tokens_from_string
 
+Count = Callable[[str], int]
+"""A token counter; the compat face passes the native one."""
+
 
 class MergeStrategy(str, Enum):
     """How ``token_size`` bounds a group (§5)."""
@@ -87,7 +90,7 @@ def _pieces(text: str, pattern: str) -> list[str]:
     return [p for p in split_keep(text, pattern)[::2] if p]
 
 
-def _sections(sections: Any) -> list[tuple[Any, Any]]:
+def section_pairs(sections: Any) -> list[tuple[Any, Any]]:
     """§6.1: a string or a list of strings / ``(text, pos)`` pairs, newline-normalised."""
     if isinstance(sections, str):
         sections = [sections]
@@ -96,10 +99,10 @@ def _sections(sections: Any) -> list[tuple[Any, Any]]:
     return [(normalize_text_newlines(text), pos) for text, pos in sections]
 
 
-def _custom_piece(piece: str, pos: Any) -> str:
+def _custom_piece(piece: str, pos: Any, count: Count) -> str:
     """§6.2: ``"\\n" + piece``, with the pos appended unless the piece is under 8 tokens."""
     text = "\n" + piece
-    if num_tokens_from_string(text) >= 8 and pos and pos not in text:
+    if count(text) >= 8 and pos and pos not in text:
         text += pos
     return text
 
@@ -133,20 +136,47 @@ def naive_merge(
     delimiter: str = "\n。；！？",
     overlapped_percent: Any = 0,
     strategy: Any = MergeStrategy.OVER_CAP,
+    *,
+    count: Count = num_tokens_from_string,
 ) -> list[str]:
     """§6: split sections on the delimiters, then merge the paragraphs by token count."""
     if not sections:
         return []
-    secs = _sections(sections)
+    secs = section_pairs(sections)
     dels = parse_delimiter_field(delimiter)
     if has_wrapped_delimiter(delimiter):
         pattern = compile_delimiter_pattern(dels)
-        return [_custom_piece(piece, pos) for text, pos in secs for piece in _pieces(text, pattern)]
+        return [
+            _custom_piece(piece, pos, count)
+            for text, pos in secs
+            for piece in _pieces(text, pattern)
+        ]
     paragraphs = _paragraphs(secs, dels)
-    sizes = [num_tokens_from_string(p[0]) for p in paragraphs]
+    sizes = [count(p[0]) for p in paragraphs]
     groups = merge_groups(sizes, chunk_token_num, strategy, overlapped_percent)
     chunks = [_rebuild(paragraphs, g) for g in groups]
     return apply_overlap(chunks, overlapped_percent)
+
+
+def image_sections(texts: Any) -> list[tuple[Any, Any]]:
+    """§7: a text is a str, None (-> "") or a tuple ``(text[, pos])``; newline-normalised."""
+    secs = []
+    for text in texts:
+        if isinstance(text, tuple):
+            body, pos = text[0], (text[1] if len(text) >= 2 else "")
+        else:
+            body, pos = text, ""
+        secs.append((normalize_text_newlines("" if body is None else body), pos))
+    return secs
+
+
+def fold_images(images: Sequence[Any]) -> Any:
+    """§7: a group's image: its paragraphs' images, stacked in order (None skipped)."""
+    acc = None
+    for image in images:
+        if image is not None:
+            acc = image if acc is None else concat_img(acc, image)
+    return acc
 
 
 def naive_merge_with_images(
@@ -156,39 +186,28 @@ def naive_merge_with_images(
     delimiter: str = "\n。；！？",
     overlapped_percent: Any = 0,
     strategy: Any = MergeStrategy.OVER_CAP,
+    *,
+    count: Count = num_tokens_from_string,
 ) -> tuple[list[str], list[Any]]:
     """§7: ``naive_merge`` where every section carries an image; a chunk's image stacks
     the images of its paragraphs."""
     if not texts or len(texts) != len(images):
         return [], []
-    secs = []
-    for text in texts:
-        if isinstance(text, tuple):
-            body, pos = text[0], (text[1] if len(text) >= 2 else "")
-        else:
-            body, pos = text, ""
-        secs.append((normalize_text_newlines("" if body is None else body), pos))
+    secs = image_sections(texts)
     dels = parse_delimiter_field(delimiter)
     if has_wrapped_delimiter(delimiter):
         pattern = compile_delimiter_pattern(dels)
         chunks, out_images = [], []
         for (text, pos), image in zip(secs, images, strict=True):
             for piece in _pieces(text, pattern):
-                chunks.append(_custom_piece(piece, pos))
+                chunks.append(_custom_piece(piece, pos, count))
                 out_images.append(image)
         return chunks, out_images
     paragraphs = _paragraphs(secs, dels)
-    sizes = [num_tokens_from_string(p[0]) for p in paragraphs]
+    sizes = [count(p[0]) for p in paragraphs]
     groups = merge_groups(sizes, chunk_token_num, strategy, overlapped_percent)
     chunks = [_rebuild(paragraphs, g) for g in groups]
-    group_images = []
-    for g in groups:
-        acc = None
-        for i in g:
-            image = images[paragraphs[i][2]]
-            if image is not None:
-                acc = image if acc is None else concat_img(acc, image)
-        group_images.append(acc)
+    group_images = [fold_images([images[paragraphs[i][2]] for i in g]) for g in groups]
     return apply_overlap(chunks, overlapped_percent), group_images
 
 
@@ -204,18 +223,20 @@ def _sentences(text: str) -> list[str]:
     ]
 
 
-def _partial(text: str, remaining: Any, from_end: bool) -> str:
+def _partial(text: str, remaining: Any, from_end: bool, count: Count) -> str:
     """The shortest run of trailing (or leading) sentences whose count reaches ``remaining``."""
     sentences = _sentences(text)
     acc = ""
     for sentence in reversed(sentences) if from_end else sentences:
         acc = sentence + acc if from_end else acc + sentence
-        if num_tokens_from_string(acc) >= remaining:
+        if count(acc) >= remaining:
             return acc
     return text
 
 
-def add_context(chunks: list[dict[str, Any]], i: int, size: Any) -> None:
+def add_context(
+    chunks: list[dict[str, Any]], i: int, size: Any, count: Count = num_tokens_from_string
+) -> None:
     """§8 ``_add_context``: text from the text chunks around media chunk ``i``."""
     for key, step in (("context_above", -1), ("context_below", 1)):
         remaining = size
@@ -230,7 +251,7 @@ def add_context(chunks: list[dict[str, Any]], i: int, size: Any) -> None:
                 parts.append(other["text"])
                 remaining -= other["tk_nums"]
                 continue
-            parts.append(_partial(other["text"], remaining, from_end=step < 0))
+            parts.append(_partial(other["text"], remaining, step < 0, count))
             break
         chunks[i][key] = "".join(reversed(parts) if step < 0 else parts)
 
@@ -241,6 +262,8 @@ def naive_merge_docx(
     delimiter: str = "\n。；！？",
     table_context_size: Any = 0,
     image_context_size: Any = 0,
+    *,
+    count: Count = num_tokens_from_string,
 ) -> tuple[list[dict[str, Any]], list[int]]:
     """§8: ``(text, image, table)`` sections into text, table and image chunks."""
     if not sections:
@@ -257,7 +280,7 @@ def naive_merge_docx(
                 "text": text,
                 "image": image,
                 "ck_type": ck_type,
-                "tk_nums": num_tokens_from_string(text),
+                "tk_nums": count(text),
             }
         )
 
@@ -289,7 +312,7 @@ def naive_merge_docx(
     for i, chunk in enumerate(built):
         size = {"table": table_context_size, "image": image_context_size}.get(chunk["ck_type"], 0)
         if chunk["ck_type"] != "text" and size > 0:
-            add_context(built, i, size)
+            add_context(built, i, size, count)
 
     merged: list[dict[str, Any]] = []
     image_idxs: list[int] = []

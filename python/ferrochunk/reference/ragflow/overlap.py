@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .tokens import num_tokens_from_string
@@ -34,7 +35,12 @@ def remove_tag(text: Any) -> str:
     return _TAG.sub("", text)
 
 
-def compute_overlap_prefix(prev_text: str, overlapped_percent: Any) -> tuple[str, int]:
+def compute_overlap_prefix(
+    prev_text: str,
+    overlapped_percent: Any,
+    *,
+    count: Callable[[str], int] = num_tokens_from_string,
+) -> tuple[str, int]:
     """§4.2: the last part of ``prev_text`` (tags removed) and its token count.
 
     The cut is ``int(len * (100 - p) / 100.0)`` with Python slice semantics, so
@@ -45,7 +51,7 @@ def compute_overlap_prefix(prev_text: str, overlapped_percent: Any) -> tuple[str
         return "", 0
     start = int(len(visible) * (100 - overlapped_percent) / 100.0)
     tail = visible[start:]
-    return tail, num_tokens_from_string(tail)
+    return tail, count(tail)
 
 
 def apply_overlap(chunks: list[str], overlapped_percent: Any) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from .tokens import num_tokens_from_string
@@ -119,7 +120,13 @@ def _kept(sections: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
     return out
 
 
-def hierarchical_merge(bull: int, sections: list[Any], depth: int) -> list[list[str]]:
+def hierarchical_merge(
+    bull: int,
+    sections: list[Any],
+    depth: int,
+    *,
+    count: Callable[[str], int] = num_tokens_from_string,
+) -> list[list[str]]:
     """§11.5: chains of a line and its nearest preceding headings, packed under 218 tokens."""
     if not sections or bull < 0:
         return []
@@ -162,7 +169,7 @@ def hierarchical_merge(bull: int, sections: list[Any], depth: int) -> list[list[
     for chain in chains:
         texts = [kept[j][0] for j in chain[::-1]]
         if len(texts) == 1:
-            n = num_tokens_from_string(_TAG_LINE.sub("", texts[0]))
+            n = count(_TAG_LINE.sub("", texts[0]))
             if n + num[-1] < _PACK_LIMIT:
                 res[-1].append(texts[0])
                 num[-1] += n

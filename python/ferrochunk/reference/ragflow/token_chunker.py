@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .delim import split_keep
@@ -101,6 +102,10 @@ class TokenChunker:
         self._param = param if param is not None else TokenChunkerParam()
         self._outputs: dict[str, Any] = {}
 
+    # The counting and merging the component builds on; the compat face swaps in native ones.
+    _count: Callable[[str], int] = staticmethod(num_tokens_from_string)
+    _naive_merge: Callable[..., list[str]] = staticmethod(naive_merge)
+
     # Upstream's private helpers, reachable for the vectors.
     _compile_delimiter_pattern = staticmethod(compile_delimiter_pattern)
     _split_text_by_pattern = staticmethod(split_text_by_pattern)
@@ -139,7 +144,7 @@ class TokenChunker:
         if pattern:
             cks = split_text_by_pattern(payload, pattern)
         else:
-            cks = naive_merge(payload, p.chunk_token_size, "".join(p.delimiters), pct)
+            cks = self._naive_merge(payload, p.chunk_token_size, "".join(p.delimiters), pct)
         child = children_pattern(p.children_delimiters)
         if not child:
             return [{"text": c.strip()} for c in cks if c.strip()]
@@ -180,7 +185,7 @@ class TokenChunker:
                 {
                     "text": text,
                     "ck_type": kind,
-                    "tk_nums": num_tokens_from_string(text),
+                    "tk_nums": self._count(text),
                     "positions": extract_pdf_positions(item),
                     "img_id": item.get("img_id") if kind in _MEDIA else None,
                     "context_above": "",
@@ -216,7 +221,7 @@ class TokenChunker:
                     {
                         "text": part,
                         "ck_type": "text",
-                        "tk_nums": num_tokens_from_string(part),
+                        "tk_nums": self._count(part),
                         "positions": positions,
                         "img_id": None,
                         "context_above": "",
@@ -262,7 +267,7 @@ class TokenChunker:
                         at = end + 1
                     chunk["text"] = prefix + chunk["text"]
                     chunk["positions"] = tail_positions + chunk["positions"]
-                    chunk["tk_nums"] = num_tokens_from_string(chunk["text"])
+                    chunk["tk_nums"] = self._count(chunk["text"])
                 out.append(chunk)
                 prev = chunk
                 sources = [copy.deepcopy(chunk)]
@@ -303,7 +308,7 @@ class TokenChunker:
         for i, chunk in enumerate(chunks):
             size = sizes.get(chunk["ck_type"], 0)
             if chunk["ck_type"] in _MEDIA and size > 0:
-                add_context(chunks, i, size)
+                add_context(chunks, i, size, self._count)
 
     def _finalize(self, chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out = []

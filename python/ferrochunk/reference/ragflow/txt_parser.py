@@ -10,7 +10,8 @@ from .delim import (
     parse_delimiter_field,
     split_keep,
 )
-from .merge import MergeStrategy, merge_paragraphs
+from .merge import Count, MergeStrategy, merge_paragraphs
+from .tokens import num_tokens_from_string
 
 
 class RAGFlowTxtParser:
@@ -23,6 +24,8 @@ class RAGFlowTxtParser:
         chunk_token_num: Any = 128,
         delimiter: str = "\n!?;。；！？",
         keep_delimiters: bool = False,
+        *,
+        count: Count = num_tokens_from_string,
     ) -> list[list[str]]:
         """Split on the delimiters (backticks are soft here), merge by tokens, join by ``\\n``."""
         if not isinstance(txt, str):
@@ -36,5 +39,5 @@ class RAGFlowTxtParser:
                 continue  # a delimiter after an empty segment is lost, even when kept
             delim = parts[k + 1] if keep_delimiters and k + 1 < len(parts) else ""
             pieces.append(parts[k] + delim)
-        groups = merge_paragraphs(pieces, chunk_token_num, MergeStrategy.OVER_CAP)
+        groups = merge_paragraphs(pieces, chunk_token_num, MergeStrategy.OVER_CAP, size=count)
         return [["\n".join(group), ""] for group in groups]

@@ -1,4 +1,12 @@
 //! RAGFlow (`infiniflow/ragflow` @ b1b8cd6), spec `ragflow.md`.
+//!
+//! Strings are Python strings: lengths, slices and cuts count code points.
+
+pub mod delim;
+pub mod naive;
+pub mod overlap;
+
+use rayon::prelude::*;
 
 use crate::tokenize::Encoding;
 
@@ -12,6 +20,14 @@ pub fn num_tokens_from_string(text: &str) -> usize {
     enc.count(text)
 }
 
+/// [`num_tokens_from_string`] of many texts, in parallel.
+pub fn num_tokens_batch<S: AsRef<str> + Sync>(texts: &[S]) -> Vec<u64> {
+    texts
+        .par_iter()
+        .map(|t| num_tokens_from_string(t.as_ref()) as u64)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -23,5 +39,6 @@ mod tests {
         assert_eq!(num_tokens_from_string("hello world 你好"), 5);
         assert_eq!(num_tokens_from_string("x<|endofprompt|>y"), 0);
         assert_eq!(num_tokens_from_string(""), 0);
+        assert_eq!(num_tokens_batch(&["\n", "a<|endoftext|>"]), vec![1, 0]);
     }
 }
