@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::offsets::{convert_sorted, Unit};
+use crate::offsets::CharMap;
 use crate::slice::{token_windows, validate_starts, Window, WindowConfig};
 use crate::tokenize::{check_len, Encoding};
 
@@ -39,15 +39,10 @@ impl Span {
 /// # Errors
 /// Only if a window is not on character boundaries, which `token_windows` rules out.
 pub fn spans_of(text: &str, windows: &[Window]) -> Result<Vec<Span>> {
-    let mut bytes: Vec<u64> = windows
-        .iter()
-        .flat_map(|w| [w.byte_start as u64, w.byte_end as u64])
-        .collect();
-    bytes.sort_unstable();
-    bytes.dedup();
-    let chars = convert_sorted(text, &bytes, Unit::Byte, Unit::Char)?;
-    // `bytes` holds every offset asked for below, so the search always finds it.
-    let char_of = |b: usize| bytes.binary_search(&(b as u64)).map_or(0, |i| chars[i]);
+    let map = CharMap::new(
+        text,
+        windows.iter().flat_map(|w| [w.byte_start, w.byte_end]),
+    )?;
     Ok(windows
         .iter()
         .map(|w| Span {
@@ -55,8 +50,8 @@ pub fn spans_of(text: &str, windows: &[Window]) -> Result<Vec<Span>> {
             token_end: w.token_end as u64,
             byte_start: w.byte_start as u64,
             byte_end: w.byte_end as u64,
-            char_start: char_of(w.byte_start),
-            char_end: char_of(w.byte_end),
+            char_start: map.char_of(w.byte_start),
+            char_end: map.char_of(w.byte_end),
         })
         .collect())
 }

@@ -100,6 +100,31 @@ fn inside_char(i: usize, p: u64) -> Error {
     }
 }
 
+/// Code-point offsets for a set of byte offsets, converted in one pass.
+pub struct CharMap {
+    bytes: Vec<u64>,
+    chars: Vec<u64>,
+}
+
+impl CharMap {
+    /// # Errors
+    /// [`Error::InvalidOffsets`] if a position is inside a character or past the end.
+    pub fn new(text: &str, positions: impl IntoIterator<Item = usize>) -> Result<Self> {
+        let mut bytes: Vec<u64> = positions.into_iter().map(|p| p as u64).collect();
+        bytes.sort_unstable();
+        bytes.dedup();
+        let chars = convert_sorted(text, &bytes, Unit::Byte, Unit::Char)?;
+        Ok(CharMap { bytes, chars })
+    }
+
+    /// The code-point offset of a byte offset given to [`CharMap::new`] (0 otherwise).
+    pub fn char_of(&self, byte: usize) -> u64 {
+        self.bytes
+            .binary_search(&(byte as u64))
+            .map_or(0, |i| self.chars[i])
+    }
+}
+
 /// Length of `text` in `unit`.
 pub fn len_in(text: &str, unit: Unit) -> usize {
     match unit {

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from .chunkers import chunk, chunk_many, chunk_spans
-from .config import TokenWindows
+from .config import DelimiterMerge, MergeStrategy, TokenWindows
 from .errors import FerrochunkError
 from .tokenizers import Tokenizer
 from .types import SPAN_COLUMNS, Chunk
@@ -17,7 +17,9 @@ from .types import SPAN_COLUMNS, Chunk
 __all__ = [
     "SPAN_COLUMNS",
     "Chunk",
+    "DelimiterMerge",
     "FerrochunkError",
+    "MergeStrategy",
     "TokenWindows",
     "Tokenizer",
     "chunk",

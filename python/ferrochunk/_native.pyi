@@ -10,6 +10,9 @@ __all__ = [
     "char_to_byte_offsets",
     "count",
     "count_batch",
+    "delimiter_merge",
+    "delimiter_merge_pieces",
+    "delimiter_pieces",
     "encode",
     "encode_with_offsets",
     "num_tokens_from_string",
@@ -67,6 +70,39 @@ def token_windows_many(
 
 def num_tokens_from_string(text: str) -> int:
     """RAGFlow's count: cl100k tokens, or 0 if the text holds special-token text."""
+
+# DelimiterMerge: rows of chunks (token_start, token_end, overlap_tokens, oversize,
+# overlap_spans), spans
+# (chunk, byte_start, byte_end, char_start, char_end) and children (chunk, byte_start,
+# byte_end, char_start, char_end, token_start, token_end).
+_Rows = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]
+
+def delimiter_merge(
+    text: str,
+    encoding: str,
+    hard: list[str],
+    soft: list[str],
+    child: list[str],
+    token_size: int,
+    under_cap: bool,
+    overlap_percent: int,
+) -> _Rows:
+    """Finds, tokenizes (in parallel) and merges the pieces of ``text``."""
+
+def delimiter_pieces(text: str, hard: list[str], soft: list[str]) -> npt.NDArray[np.int64]:
+    """``(byte_start, byte_end, segment)`` of every non-empty piece."""
+
+def delimiter_merge_pieces(
+    text: str,
+    pieces: npt.NDArray[np.int64],
+    token_starts: npt.NDArray[np.uint32],
+    token_counts: npt.NDArray[np.int64],
+    child: list[str],
+    token_size: int,
+    under_cap: bool,
+    overlap_percent: int,
+) -> _Rows:
+    """Merges pieces a Python tokenizer encoded (token starts relative to each piece)."""
 
 # RAGFlow compat (``ferrochunk.compat.ragflow``); spec sections in brackets.
 def ragflow_num_tokens_batch(texts: list[str]) -> npt.NDArray[np.uint64]:

@@ -21,8 +21,11 @@ def describe(value: Any) -> str:
     return f"{text} ({type(value).__name__})"
 
 
+_MAX_INT = 2**63 - 1
+
+
 def require_int(field: str, value: Any, *, minimum: int) -> int:
-    """Returns ``value`` as an ``int`` >= ``minimum``; rejects bools, floats and NaN."""
+    """Returns ``value`` as an ``int`` in [``minimum``, 2^63); rejects bools, floats and NaN."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, float) and math.isnan(value):
             raise ConfigError(f"{field} must be an integer >= {minimum}, got NaN")
@@ -32,6 +35,8 @@ def require_int(field: str, value: Any, *, minimum: int) -> int:
     as_int = int(value)
     if as_int < minimum:
         raise ConfigError(f"{field} must be an integer >= {minimum}, got {as_int}")
+    if as_int > _MAX_INT:
+        raise ConfigError(f"{field} must be an integer below 2**63, got {as_int}")
     return as_int
 
 

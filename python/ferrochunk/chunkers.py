@@ -3,47 +3,48 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
-from . import _native
+from . import _contract, _native
 from ._validate import describe, require_choice, require_int, require_str
-from .config import TokenWindows
+from .config import DelimiterMerge, TokenWindows
 from .errors import ConfigTypeError, InputTypeError
 from .reference import windows as ref_windows
 from .tokenizers import Tokenizer, offset_safe, resolve, utf8_safe
 from .types import Chunk, SpanArray
 
-__all__ = ["chunk", "chunk_many", "chunk_spans"]
+__all__ = ["Config", "chunk", "chunk_many", "chunk_spans"]
 
-Config = TokenWindows
+Config = TokenWindows | DelimiterMerge
 _BACKENDS = ("native", "reference")
 
 
 def _require_config(config: Any) -> Config:
-    if not isinstance(config, TokenWindows):
-        raise ConfigTypeError(f"config must be a TokenWindows, got {describe(config)}")
+    if not isinstance(config, TokenWindows | DelimiterMerge):
+        raise ConfigTypeError(
+            f"config must be a TokenWindows or a DelimiterMerge, got {describe(config)}"
+        )
     return config
 
 
-def _native_spans(text: str, config: Config, tokenizer: Tokenizer) -> SpanArray:
-    encoding = tokenizer.native_encoding
+def _window_spans(text: str, config: TokenWindows, tok: Tokenizer, backend: str) -> SpanArray:
+    if backend == "reference":
+        _, starts = tok.encode_with_offsets(text)
+        rows = ref_windows.token_windows(
+            text, starts.tolist(), config.max_tokens, config.overlap_tokens
+        )
+        return np.asarray(rows, dtype=np.int64).reshape(len(rows), 6)
+    encoding = tok.native_encoding
     if encoding is not None:
         return _native.token_windows(text, encoding, config.max_tokens, config.overlap_tokens)
-    _, starts = tokenizer.encode_with_offsets(text)
+    _, starts = tok.encode_with_offsets(text)
     return _native.token_windows_from_starts(text, starts, config.max_tokens, config.overlap_tokens)
 
 
-def _reference_spans(text: str, config: Config, tokenizer: Tokenizer) -> SpanArray:
-    _, starts = tokenizer.encode_with_offsets(text)
-    rows = ref_windows.token_windows(
-        text, starts.tolist(), config.max_tokens, config.overlap_tokens
-    )
-    return np.asarray(rows, dtype=np.int64).reshape(len(rows), 6)
-
-
-def _build(source: str, spans: SpanArray) -> list[Chunk]:
+def _build_windows(source: str, spans: SpanArray) -> list[Chunk]:
     return [
         Chunk(
             text=source[cs:ce],
@@ -60,6 +61,25 @@ def _build(source: str, spans: SpanArray) -> list[Chunk]:
     ]
 
 
+def _with_utf8(run: Any, text: str, backend: str) -> Any:
+    """Runs ``run(text)``; text with lone surrogates runs as same-length U+FFFD text."""
+    if backend == "reference":
+        return run(utf8_safe(text))
+    try:
+        return run(text)
+    except UnicodeEncodeError:
+        return run(offset_safe(text))
+
+
+def _checked(
+    text: Any, config: Any, tokenizer: Any, backend: Any
+) -> tuple[str, Config, Tokenizer, str]:
+    require_str("text", text)
+    config = _require_config(config)
+    require_choice("backend", backend, _BACKENDS)
+    return text, config, resolve(tokenizer), backend
+
+
 def chunk_spans(
     text: str,
     config: Config,
@@ -69,18 +89,15 @@ def chunk_spans(
 ) -> SpanArray:
     """The chunks of ``text`` as an ``(n, 6)`` int64 array, without Python objects.
 
-    Columns: ``token_start, token_end, byte_start, byte_end, char_start, char_end``.
+    Columns: ``token_start, token_end, byte_start, byte_end, char_start, char_end``. For a
+    ``DelimiterMerge`` chunk joined from several spans, the offsets are its extent.
     """
-    require_str("text", text)
-    config = _require_config(config)
-    require_choice("backend", backend, _BACKENDS)
-    tok = resolve(tokenizer)
-    if backend == "reference":
-        return _reference_spans(utf8_safe(text), config, tok)
-    try:
-        return _native_spans(text, config, tok)
-    except UnicodeEncodeError:  # lone surrogates: retry on same-length text
-        return _native_spans(offset_safe(text), config, tok)
+    text, config, tok, backend = _checked(text, config, tokenizer, backend)
+    if isinstance(config, DelimiterMerge):
+        rows = _with_utf8(lambda t: _contract.rows(t, config, tok, backend), text, backend)
+        return _contract.extents(rows[0], rows[1])
+    spans: SpanArray = _with_utf8(lambda t: _window_spans(t, config, tok, backend), text, backend)
+    return spans
 
 
 def chunk(
@@ -95,8 +112,12 @@ def chunk(
     ``tokenizer`` defaults to the embedded cl100k. ``backend="reference"`` runs the
     pure-Python oracle on the same tokenizer output.
     """
-    spans = chunk_spans(text, config, tokenizer=tokenizer, backend=backend)
-    return _build(text, spans)
+    text, config, tok, backend = _checked(text, config, tokenizer, backend)
+    if isinstance(config, DelimiterMerge):
+        rows = _with_utf8(lambda t: _contract.rows(t, config, tok, backend), text, backend)
+        return _contract.build(text, config, *rows)
+    spans: SpanArray = _with_utf8(lambda t: _window_spans(t, config, tok, backend), text, backend)
+    return _build_windows(text, spans)
 
 
 def chunk_many(
@@ -120,19 +141,20 @@ def chunk_many(
         threads = require_int("threads", threads, minimum=1)
     tok = resolve(tokenizer)
     encoding = tok.native_encoding
-    if encoding is None:
-        all_spans = [_native_spans(utf8_safe(t), config, tok) for t in texts]
-    else:
-        try:
-            all_spans = _native.token_windows_many(
-                list(texts), encoding, config.max_tokens, config.overlap_tokens, threads
-            )
-        except UnicodeEncodeError:  # lone surrogates somewhere: retry on same-length texts
-            all_spans = _native.token_windows_many(
-                [utf8_safe(t) for t in texts],
-                encoding,
-                config.max_tokens,
-                config.overlap_tokens,
-                threads,
-            )
-    return [_build(t, s) for t, s in zip(texts, all_spans, strict=True)]
+    if isinstance(config, DelimiterMerge) or encoding is None:
+        # The native calls release the GIL, so Python threads run them in parallel.
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            return list(pool.map(lambda t: chunk(t, config, tokenizer=tok), texts))
+    try:
+        all_spans = _native.token_windows_many(
+            list(texts), encoding, config.max_tokens, config.overlap_tokens, threads
+        )
+    except UnicodeEncodeError:  # lone surrogates somewhere: retry on same-length texts
+        all_spans = _native.token_windows_many(
+            [utf8_safe(t) for t in texts],
+            encoding,
+            config.max_tokens,
+            config.overlap_tokens,
+            threads,
+        )
+    return [_build_windows(t, s) for t, s in zip(texts, all_spans, strict=True)]

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
+from enum import Enum
+from typing import Any
 
-from ._validate import require_int
-from .errors import ConfigError
+from ._percent import normalize_overlapped_percent
+from ._validate import describe, require_int
+from .errors import ConfigError, ConfigTypeError
 
-__all__ = ["TokenWindows"]
+__all__ = ["DelimiterMerge", "MergeStrategy", "TokenWindows"]
+
+
+class MergeStrategy(str, Enum):
+    """How a token budget bounds a group of pieces (``specs/ragflow.md`` §5)."""
+
+    UNDER_CAP = "under_cap"
+    """Never exceed the budget; a piece larger than it stands alone (and is flagged)."""
+    OVER_CAP = "over_cap"
+    """Fill up to the threshold, then take one more piece (RAGFlow's default)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,3 +46,60 @@ class TokenWindows:
         # Normalise numpy integers and friends to int.
         object.__setattr__(self, "max_tokens", max_tokens)
         object.__setattr__(self, "overlap_tokens", overlap)
+
+
+def _strategy(value: Any) -> MergeStrategy:
+    """A member, its value (``"under_cap"``) or its name (``"UNDER_CAP"``)."""
+    if isinstance(value, MergeStrategy):
+        return value
+    for member in MergeStrategy:
+        if value in (member.value, member.name):
+            return member
+    raise ConfigError(
+        f"DelimiterMerge.strategy must be MergeStrategy.OVER_CAP or UNDER_CAP, "
+        f"got {describe(value)}"
+    )
+
+
+def _delimiters(field: str, value: Any) -> tuple[str, ...]:
+    """A sequence of non-empty strings (a bare str is refused: it is ambiguous)."""
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise ConfigTypeError(
+            f"DelimiterMerge.{field} must be a sequence of strings, got {describe(value)}"
+        )
+    for i, d in enumerate(value):
+        if not isinstance(d, str):
+            raise ConfigTypeError(f"DelimiterMerge.{field}[{i}] must be a str, got {describe(d)}")
+        if not d:
+            raise ConfigError(f"DelimiterMerge.{field}[{i}] must not be empty")
+    return tuple(value)
+
+
+@dataclass(frozen=True, slots=True)
+class DelimiterMerge:
+    """Pieces between delimiters, merged by token count (RAGFlow's contract, done right).
+
+    ``hard_delimiters`` cut the text into segments that never share a chunk; soft
+    ``delimiters`` cut segments into pieces that merge up to ``token_size`` by
+    ``strategy``. Delimiter text never enters a chunk: a chunk joins its pieces, listed
+    in ``metadata["spans"]``. ``overlap`` is a percentage, read the way RAGFlow's
+    ``normalize_overlapped_percent`` reads it (0.2 and 20 both mean 20 %, bad values 0),
+    applied in whole tokens of the previous chunk's own pieces. ``child_delimiters``
+    split each chunk into ``metadata["children"]``.
+    """
+
+    token_size: int
+    _: KW_ONLY
+    delimiters: Sequence[str] = ("\n", "。", "；", "！", "？")
+    hard_delimiters: Sequence[str] = ()
+    strategy: MergeStrategy = MergeStrategy.OVER_CAP
+    overlap: Any = 0
+    child_delimiters: Sequence[str] = ()
+
+    def __post_init__(self) -> None:
+        size = require_int("DelimiterMerge.token_size", self.token_size, minimum=1)
+        object.__setattr__(self, "token_size", size)
+        for field in ("delimiters", "hard_delimiters", "child_delimiters"):
+            object.__setattr__(self, field, _delimiters(field, getattr(self, field)))
+        object.__setattr__(self, "strategy", _strategy(self.strategy))
+        object.__setattr__(self, "overlap", normalize_overlapped_percent(self.overlap))

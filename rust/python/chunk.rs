@@ -1,10 +1,10 @@
 //! Bindings for the chunking pipeline; results leave as `(n, 6)` int64 span arrays.
 
-use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1};
+use numpy::{PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
+use super::arrays::rows_array;
 use super::errors::IntoPy;
 use super::threads;
 use crate::chunk::{
@@ -15,15 +15,7 @@ use crate::tokenize::Encoding;
 
 /// Columns: token_start, token_end, byte_start, byte_end, char_start, char_end.
 fn span_array(py: Python<'_>, spans: Vec<Span>) -> Bound<'_, PyArray2<i64>> {
-    let n = spans.len();
-    let flat: Vec<i64> = spans
-        .into_iter()
-        .flat_map(|s| s.to_row().map(|v| v as i64))
-        .collect();
-    // The shape always matches: six values per span.
-    Array2::from_shape_vec((n, 6), flat)
-        .unwrap_or_else(|_| Array2::zeros((0, 6)))
-        .into_pyarray(py)
+    rows_array(py, spans.into_iter().map(Span::to_row).collect())
 }
 
 #[pyfunction]

@@ -5,7 +5,9 @@
 
 use pyo3::prelude::*;
 
+mod arrays;
 mod chunk;
+mod contract;
 mod errors;
 mod ragflow;
 mod threads;
@@ -22,6 +24,9 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(chunk::py_token_windows, m)?)?;
     m.add_function(wrap_pyfunction!(chunk::py_token_windows_from_starts, m)?)?;
     m.add_function(wrap_pyfunction!(chunk::py_token_windows_many, m)?)?;
+    m.add_function(wrap_pyfunction!(contract::py_delimiter_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(contract::py_delimiter_pieces, m)?)?;
+    m.add_function(wrap_pyfunction!(contract::py_delimiter_merge_pieces, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_num_tokens_from_string, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_num_tokens_batch, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_parse_delimiter_field, m)?)?;

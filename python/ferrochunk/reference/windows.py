@@ -5,28 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import OffsetsError
+from ._offsets import byte_to_char, is_char_boundary
 
 Span = tuple[int, int, int, int, int, int]
 """token_start, token_end, byte_start, byte_end, char_start, char_end"""
-
-
-def _is_char_boundary(data: bytes, at: int) -> bool:
-    """True when ``at`` does not fall on a UTF-8 continuation byte (0b10xxxxxx)."""
-    return at >= len(data) or (data[at] & 0xC0) != 0x80
-
-
-def _byte_to_char(data: bytes, positions: list[int]) -> list[int]:
-    """Code-point offsets of non-decreasing byte offsets, in one pass over ``data``."""
-    out = []
-    chars = 0
-    at = 0
-    for p in positions:
-        while at < p:
-            if (data[at] & 0xC0) != 0x80:
-                chars += 1
-            at += 1
-        out.append(chars)
-    return out
 
 
 def validate_starts(byte_starts: Sequence[int], text_len: int) -> None:
@@ -64,7 +46,7 @@ def token_windows(
         return len(data) if i >= n else byte_starts[i]
 
     def cuttable(i: int) -> bool:
-        return i == 0 or i >= n or _is_char_boundary(data, start_of(i))
+        return i == 0 or i >= n or is_char_boundary(data, start_of(i))
 
     if n == 0:
         # No tokens: a non-empty text is kept whole rather than dropped.
@@ -85,8 +67,8 @@ def token_windows(
 
     byte_starts_w = [start_of(s) for s, _ in windows]
     byte_ends_w = [start_of(e) for _, e in windows]
-    char_starts = _byte_to_char(data, byte_starts_w)
-    char_ends = _byte_to_char(data, byte_ends_w)
+    char_starts = byte_to_char(data, byte_starts_w)
+    char_ends = byte_to_char(data, byte_ends_w)
     return [
         (s, e, bs, be, cs, ce)
         for (s, e), bs, be, cs, ce in zip(

@@ -2,6 +2,7 @@
 //!
 //! Strings are Python strings: lengths, slices and cuts count code points.
 
+pub mod contract;
 pub mod delim;
 pub mod naive;
 pub mod overlap;

@@ -6,6 +6,7 @@ Section numbers in the docstrings refer to that spec.
 
 from __future__ import annotations
 
+from ...config import MergeStrategy
 from .delim import (
     compile_delimiter_pattern,
     has_wrapped_delimiter,
@@ -14,7 +15,6 @@ from .delim import (
 )
 from .images import LazyImage, concat_img
 from .merge import (
-    MergeStrategy,
     merge_paragraphs,
     naive_merge,
     naive_merge_docx,

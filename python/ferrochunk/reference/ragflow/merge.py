@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from enum import Enum
 from typing import Any
 
+from ...config import MergeStrategy
 from .delim import (
     compile_delimiter_pattern,
     has_wrapped_delimiter,
@@ -23,23 +23,22 @@ Count = Callable[[str], int]
 """A token counter; the compat face passes the native one."""
 
 
-class MergeStrategy(str, Enum):
-    """How ``token_size`` bounds a group (§5)."""
-
-    UNDER_CAP = "under_cap"
-    OVER_CAP = "over_cap"
-
-
 def merge_groups(
     sizes: Sequence[int], token_size: Any, strategy: Any, overlapped_percent: Any
 ) -> list[list[int]]:
     """§5 ``_merge_paragraph_groups``: index groups, in order."""
-    cap = token_size
     threshold = token_size * (100 - overlapped_percent) / 100.0
+    return group_indices(sizes, token_size, threshold, strategy == MergeStrategy.UNDER_CAP)
+
+
+def group_indices(
+    sizes: Sequence[Any], cap: Any, threshold: Any, under_cap: bool
+) -> list[list[int]]:
+    """§5's two greedy rules over the sizes, with the threshold already computed."""
     groups: list[list[int]] = []
     cur: list[int] = []
     total = 0
-    if strategy == MergeStrategy.UNDER_CAP:
+    if under_cap:
         for i, size in enumerate(sizes):
             if cur and total + size <= cap:
                 cur.append(i)

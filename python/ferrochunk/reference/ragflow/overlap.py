@@ -2,30 +2,16 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from typing import Any
 
+from ..._percent import normalize_overlapped_percent
 from .tokens import num_tokens_from_string
 
+__all__ = ["apply_overlap", "compute_overlap_prefix", "normalize_overlapped_percent", "remove_tag"]
+
 _TAG = re.compile(r"@@[\t0-9.-]+?##")
-
-
-def normalize_overlapped_percent(value: Any) -> int:
-    """§3: a percentage in [0, 90]; fractions below 1 are scaled by 100, then truncated.
-
-    Unparsable values, NaN and ±Inf give 0 (the seed contract; upstream raises on NaN/Inf).
-    """
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return 0
-    if 0 < x < 1:
-        x *= 100
-    if math.isnan(x) or math.isinf(x):
-        return 0
-    return max(0, min(int(x), 90))
 
 
 def remove_tag(text: Any) -> str:

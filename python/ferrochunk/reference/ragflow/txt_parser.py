@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...config import MergeStrategy
 from .delim import (
     compile_delimiter_pattern,
     normalize_text_newlines,
     parse_delimiter_field,
     split_keep,
 )
-from .merge import Count, MergeStrategy, merge_paragraphs
+from .merge import Count, merge_paragraphs
 from .tokens import num_tokens_from_string
 
 
