@@ -175,3 +175,23 @@ def test_huge_inputs_finish():
     assert chunk.text == no_delimiter
     only_delimiters = "\n" * 1_000_000
     assert fc.chunk(only_delimiters, fc.DelimiterMerge(512)) == []
+
+
+def test_items_join_with_newline_and_keep_their_own_metadata(backend):
+    items = [
+        {"text": "alpha beta", "positions": [[1, 0, 0, 0, 0]], "image": "I1"},
+        {"text": "gamma", "positions": [[2, 0, 0, 0, 0]]},
+        "delta epsilon",
+    ]
+    config = fc.DelimiterMerge(3, delimiters=("\n",), strategy=UNDER)
+    chunks = fc.chunk_items(items, config, backend=backend)
+    assert texts(chunks) == ["alpha betagamma", "delta epsilon"]
+    assert [c.metadata["items"] for c in chunks] == [(0, 1), (2,)]
+    first = chunks[0].metadata["item_metadata"]
+    assert [m.get("image") for m in first] == ["I1", None]
+    assert chunks[1].metadata["item_metadata"] == ({},)
+    windows = fc.chunk_items(["a b c", "d e f"], fc.TokenWindows(3), backend=backend)
+    # The second window is "\nd e": the joining newline belongs to no item.
+    assert [c.metadata["items"] for c in windows] == [(0,), (1,), (1,)]
+    with pytest.raises(fc.errors.InputTypeError, match=r"items\[0\]"):
+        fc.chunk_items([{"txt": "x"}], config)

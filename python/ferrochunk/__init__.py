@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from .chunkers import chunk, chunk_many, chunk_spans
+from .chunkers import chunk, chunk_items, chunk_many, chunk_spans
 from .config import DelimiterMerge, MergeStrategy, TokenWindows
 from .errors import FerrochunkError
 from .tokenizers import Tokenizer
@@ -23,6 +23,7 @@ __all__ = [
     "TokenWindows",
     "Tokenizer",
     "chunk",
+    "chunk_items",
     "chunk_many",
     "chunk_spans",
 ]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -16,7 +18,7 @@ from .reference import windows as ref_windows
 from .tokenizers import Tokenizer, offset_safe, resolve, utf8_safe
 from .types import Chunk, SpanArray
 
-__all__ = ["Config", "chunk", "chunk_many", "chunk_spans"]
+__all__ = ["Config", "chunk", "chunk_items", "chunk_many", "chunk_spans"]
 
 Config = TokenWindows | DelimiterMerge
 _BACKENDS = ("native", "reference")
@@ -158,3 +160,46 @@ def chunk_many(
             threads,
         )
     return [_build_windows(t, s) for t, s in zip(texts, all_spans, strict=True)]
+
+
+def chunk_items(
+    items: Sequence[Mapping[str, Any] | str],
+    config: Config,
+    *,
+    tokenizer: Tokenizer | str | None = None,
+    backend: str = "native",
+) -> list[Chunk]:
+    """Chunks a list of items (JSON chunks, PDF blocks) as one text joined with ``"\\n"``.
+
+    An item is a str or a mapping with a ``"text"`` str; its other keys are its metadata
+    (PDF positions, images, ...). Chunk offsets index the joined text. Each chunk's
+    ``metadata["items"]`` holds the indices of the items it draws text from, and
+    ``metadata["item_metadata"]`` their metadata, and nothing from any other item.
+    """
+    if isinstance(items, str) or not isinstance(items, Sequence):
+        raise InputTypeError(f"items must be a sequence, got {describe(items)}")
+    texts: list[str] = []
+    extras: list[Mapping[str, Any]] = []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            texts.append(item)
+            extras.append(MappingProxyType({}))
+        elif isinstance(item, Mapping) and isinstance(item.get("text"), str):
+            texts.append(item["text"])
+            extras.append(MappingProxyType({k: v for k, v in item.items() if k != "text"}))
+        else:
+            raise InputTypeError(
+                f'items[{i}] must be a str or a mapping with a "text" str, got {describe(item)}'
+            )
+    ranges = []
+    at = 0
+    for text in texts:
+        ranges.append((at, at + len(text)))
+        at += len(text) + 1
+    out = []
+    for c in chunk("\n".join(texts), config, tokenizer=tokenizer, backend=backend):
+        spans = c.metadata.get("spans", ((c.char_start, c.char_end),))
+        used = tuple(i for i, (a, b) in enumerate(ranges) if any(a < e and s < b for s, e in spans))
+        metadata = {**c.metadata, "items": used, "item_metadata": tuple(extras[i] for i in used)}
+        out.append(replace(c, metadata=MappingProxyType(metadata)))
+    return out
