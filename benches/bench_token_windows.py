@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import importlib.util
 
-import ferrochunk as fc
 import pytest
+
+import ferrochunk as fc
 from ferrochunk.reference._tiktoken import cl100k
 
 CONFIG = fc.TokenWindows(512, overlap_tokens=51)

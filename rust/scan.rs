@@ -64,6 +64,11 @@ impl DelimiterSet {
         })
     }
 
+    /// True when the set has no delimiter (it matches nothing).
+    pub fn is_empty(&self) -> bool {
+        self.automaton.is_none()
+    }
+
     /// Byte spans of every non-overlapping, leftmost-longest match.
     pub fn find_all(&self, text: &str) -> Vec<Range<usize>> {
         match &self.automaton {

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 
-import ferrochunk as fc
 import pytest
-from ferrochunk.errors import ConfigError, ConfigTypeError
-from ferrochunk.reference._tiktoken import cl100k
 from hypothesis import given
 from hypothesis import strategies as st
 from support import corpus_files, read_corpus
+
+import ferrochunk as fc
+from ferrochunk.errors import ConfigError, ConfigTypeError
+from ferrochunk.reference._tiktoken import cl100k
 
 UNDER, OVER = fc.MergeStrategy.UNDER_CAP, fc.MergeStrategy.OVER_CAP
 

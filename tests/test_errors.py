@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 
-import ferrochunk as fc
 import numpy as np
 import pytest
+
+import ferrochunk as fc
 from ferrochunk import _native
 from ferrochunk.errors import (
     ConfigError,

@@ -7,10 +7,11 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ferrochunk.compat import ragflow as native
-from ferrochunk.reference import ragflow as reference
 from hypothesis import given
 from hypothesis import strategies as st
+
+from ferrochunk.compat import ragflow as native
+from ferrochunk.reference import ragflow as reference
 
 ALPHABET = st.sampled_from(
     [*"ab ,.。！？；#`\n\r\t", "@@1\t2##", "你好", "😀", "word ", "<|endoftext|>", "\xa0"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from ferrochunk.testing import decode, encode, encode_error, matches, replay
 
 

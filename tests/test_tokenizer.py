@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import ferrochunk as fc
 import numpy as np
 import pytest
 import tiktoken
-from ferrochunk.errors import InputTypeError, OffsetsError, UnknownTokenizerError
-from ferrochunk.reference._tiktoken import cl100k as tiktoken_cl100k
 from hypothesis import given
 from hypothesis import strategies as st
 from support import corpus_files, read_corpus
+
+import ferrochunk as fc
+from ferrochunk.errors import InputTypeError, OffsetsError, UnknownTokenizerError
+from ferrochunk.reference._tiktoken import cl100k as tiktoken_cl100k
 
 TRICKY = st.sampled_from(
     [

@@ -7,8 +7,9 @@ import json
 import re
 
 import pytest
-from ferrochunk.testing import matches, replay
 from support import DATA
+
+from ferrochunk.testing import matches, replay
 
 VECTORS = DATA / "vectors"
 ALL_FILES = sorted(p.relative_to(VECTORS).as_posix() for p in VECTORS.glob("*/*.jsonl.gz"))

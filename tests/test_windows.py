@@ -6,13 +6,14 @@ import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-import ferrochunk as fc
 import numpy as np
 import pytest
-from ferrochunk.errors import FerrochunkError
 from hypothesis import given
 from hypothesis import strategies as st
 from support import corpus_files, read_corpus
+
+import ferrochunk as fc
+from ferrochunk.errors import FerrochunkError
 
 TEXT = st.lists(
     st.one_of(

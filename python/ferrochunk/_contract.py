@@ -76,9 +76,43 @@ def build(
     source: str, config: DelimiterMerge, chunk_rows: Any, span_rows: Any, child_rows: Any
 ) -> list[Chunk]:
     """``Chunk`` objects: text joined from the spans, metadata with spans and children."""
-    spans: dict[int, list[list[int]]] = defaultdict(list)
-    for i, *rest in np.asarray(span_rows).tolist():
-        spans[i].append(rest)
+    chunks = np.asarray(chunk_rows, dtype=np.int64).reshape(-1, 5)
+    spans = np.asarray(span_rows, dtype=np.int64).reshape(-1, 5)
+    # Span rows come grouped by chunk, in order: one searchsorted finds every group.
+    bounds = np.searchsorted(spans[:, 0], np.arange(len(chunks) + 1)).tolist()
+    byte_starts, byte_ends, char_starts, char_ends = (spans[:, k].tolist() for k in range(1, 5))
+    children = _children(source, child_rows) if config.child_delimiters else {}
+    out = []
+    for i, (ts, te, overlap, oversize, overlap_spans) in enumerate(chunks.tolist()):
+        a, b = bounds[i], bounds[i + 1]
+        cs, ce = char_starts[a:b], char_ends[a:b]
+        metadata: dict[str, Any] = {
+            "spans": tuple(zip(cs, ce, strict=True)),
+            "overlap_tokens": overlap,
+            "overlap_spans": overlap_spans,
+            "oversize": bool(oversize),
+        }
+        if config.child_delimiters:
+            metadata["children"] = tuple(children.get(i, ()))
+        out.append(
+            Chunk(
+                text="".join(map(source.__getitem__, map(slice, cs, ce))),
+                char_start=cs[0],
+                char_end=ce[-1],
+                byte_start=byte_starts[a],
+                byte_end=byte_ends[b - 1],
+                token_start=ts,
+                token_end=te,
+                token_count=te - ts,
+                index=i,
+                metadata=MappingProxyType(metadata),
+            )
+        )
+    return out
+
+
+def _children(source: str, child_rows: Any) -> dict[int, list[Chunk]]:
+    """Child chunks per parent index, each with offsets into the source."""
     children: dict[int, list[Chunk]] = defaultdict(list)
     for i, bs, be, cs, ce, ts, te in np.asarray(child_rows).tolist():
         children[i].append(
@@ -95,30 +129,4 @@ def build(
                 metadata=MappingProxyType({"parent": i}),
             )
         )
-    out = []
-    for i, (ts, te, overlap, oversize, overlap_spans) in enumerate(np.asarray(chunk_rows).tolist()):
-        parts = spans[i]
-        metadata: dict[str, Any] = {
-            "spans": tuple((cs, ce) for _, _, cs, ce in parts),
-            "byte_spans": tuple((bs, be) for bs, be, _, _ in parts),
-            "overlap_tokens": overlap,
-            "overlap_spans": overlap_spans,
-            "oversize": bool(oversize),
-        }
-        if config.child_delimiters:
-            metadata["children"] = tuple(children[i])
-        out.append(
-            Chunk(
-                text="".join(source[cs:ce] for _, _, cs, ce in parts),
-                char_start=parts[0][2],
-                char_end=parts[-1][3],
-                byte_start=parts[0][0],
-                byte_end=parts[-1][1],
-                token_start=ts,
-                token_end=te,
-                token_count=te - ts,
-                index=i,
-                metadata=MappingProxyType(metadata),
-            )
-        )
-    return out
+    return children

@@ -127,7 +127,7 @@ def merge_pieces(
                 oversize=len(group) == 1 and tokens > cap,
                 overlap_spans=overlap_spans,
             )
-            for j in members:
+            for j in members if child_finder else ():
                 p = pieces[j]
                 for a, b in _gaps(data, p.start, p.end, child_finder):
                     if b > a:

@@ -201,6 +201,9 @@ fn overlap_spans(
 /// Children of one piece: its text between child-delimiter matches; a child's
 /// tokens are the piece's tokens that start inside it.
 fn children_of(text: &str, piece: &Piece, base: u64, child: &DelimiterSet) -> Vec<Child> {
+    if child.is_empty() {
+        return Vec::new();
+    }
     let local = &text[piece.range.clone()];
     child
         .scan(local, DelimiterPolicy::Drop)
