@@ -262,6 +262,12 @@ mod tests {
         }
 
         #[test]
+        fn fast_path_equals_regex_on_ascii_controls(text in "[\\x00-\\x7f]{0,40}") {
+            let pre = Pretokenizer::cl100k().unwrap();
+            prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
+        }
+
+        #[test]
         fn fast_path_equals_regex_on_any_text(text in "\\PC{0,30}") {
             let pre = Pretokenizer::cl100k().unwrap();
             prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));

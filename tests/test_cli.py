@@ -43,5 +43,7 @@ def test_folder_to_output_file(tmp_path, capsys):
 
 def test_bad_arguments_exit_nonzero(tmp_path, capsys):
     assert main(["chunk", str(tmp_path / "missing.txt")]) == 2
+    assert main(["chunk", "-o", str(tmp_path / "no" / "such" / "dir.jsonl")]) == 2
+    assert "cannot write" in capsys.readouterr().err
     assert main(["chunk", "--max-tokens", "0"]) == 2
     assert "max_tokens" in capsys.readouterr().err

@@ -89,7 +89,8 @@ def test_offsets_tile_the_text(text):
         ids, starts = tok.encode_with_offsets(text)
         assert len(ids) == len(starts)
         data = text.encode()
-        assert starts.tolist() == sorted(starts.tolist())
+        # Every token has at least one byte: starts strictly increase from 0.
+        assert all(a < b for a, b in zip(starts.tolist(), starts.tolist()[1:], strict=False))
         assert all(0 <= s < len(data) for s in starts.tolist())
         if len(ids):
             assert starts[0] == 0
@@ -113,12 +114,20 @@ def test_special_token_text_is_ordinary_text(reference_cl100k):
     assert fc.Tokenizer.cl100k().encode(text).tolist() == reference_cl100k.encode_ordinary(text)
 
 
-def test_lone_surrogates_count_as_tiktoken_does(reference_cl100k):
-    for text in ["a\ud800b", "\udfff", "x\ud83d\ude00y", "ok"]:
-        assert fc.Tokenizer.cl100k().encode(text).tolist() == reference_cl100k.encode(text)
+def test_surrogates_read_as_replacement_characters(reference_cl100k):
+    """One rule everywhere: each surrogate code point is U+FFFD (as tiktoken reads a lone one)."""
+    tok = fc.Tokenizer.cl100k()
+    for text in ["a\ud800b", "\udfff", "ok"]:
+        assert tok.encode(text).tolist() == reference_cl100k.encode(text)
+    pair = "x\ud83d\ude00y"  # two code points; tiktoken would join them into one emoji
+    assert tok.encode(pair).tolist() == reference_cl100k.encode("x\ufffd\ufffdy")
+    assert tok.count(pair) == len(tok.encode_with_offsets(pair)[0])
+    assert tok.count_batch([pair]).tolist() == [tok.count(pair)]
+    chunks = fc.chunk(pair * 20, fc.TokenWindows(7, overlap_tokens=0))
+    assert sum(c.token_count for c in chunks) == tok.count(pair * 20)
 
 
-def test_count_batch_matches_count_and_is_bounded():
+def test_count_batch_matches_count_across_batches():
     tok = fc.Tokenizer.cl100k()
     texts = [f"chunk {i} 你好 😀" for i in range(10_000)]
     counts = tok.count_batch(texts, batch_size=777)
@@ -173,6 +182,11 @@ def test_from_callable_and_its_validation():
         fc.Tokenizer.from_callable(lambda t: ([1], [5])).encode_with_offsets("ab")
     with pytest.raises(OffsetsError, match=r"\(ids, char_starts\)"):
         fc.Tokenizer.from_callable(lambda t: [1]).encode("ab")
+    for bad in ([0, 1.5], ["0", "1"], [0, None], [0, 2**64]):
+        with pytest.raises(OffsetsError, match="integers"):
+            fc.Tokenizer.from_callable(lambda t, b=bad: ([1, 2], b)).encode_with_offsets("abc")
+    generated = fc.Tokenizer.from_callable(lambda t: (iter([7, 8]), (i for i in (0, 1))))
+    assert generated.encode_with_offsets("ab")[1].tolist() == [0, 1]
 
 
 def test_bad_tokenizer_inputs():
@@ -186,3 +200,7 @@ def test_bad_tokenizer_inputs():
         fc.Tokenizer.cl100k().encode(b"bytes")  # type: ignore[arg-type]
     with pytest.raises(InputTypeError, match=r"texts\[1\]"):
         fc.Tokenizer.cl100k().count_batch(["a", 2])  # type: ignore[list-item]
+    with pytest.raises(InputTypeError, match="iterable of str"):
+        fc.Tokenizer.cl100k().count_batch("abc")
+    with pytest.raises(InputTypeError, match="iterable of str"):
+        fc.Tokenizer.cl100k().count_batch(5)  # type: ignore[arg-type]

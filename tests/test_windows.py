@@ -74,7 +74,9 @@ def test_a_window_is_never_cut_inside_a_character(backend):
     for max_tokens in range(1, 6):
         chunks = fc.chunk(text, fc.TokenWindows(max_tokens), backend=backend)
         assert "".join(c.text for c in chunks) == text
-        assert "\ufffd" not in "".join(c.text for c in chunks)
+        data = text.encode()
+        for c in chunks:  # every cut is a character boundary: each slice decodes strictly
+            assert data[c.byte_start : c.byte_end].decode("utf-8") == c.text
 
 
 @given(TEXT, SIZES)
@@ -113,7 +115,7 @@ def test_native_equals_reference_on_user_offsets_including_errors(starts, text, 
     assert outcomes[0] == outcomes[1]
 
 
-@pytest.mark.parametrize("path", corpus_files()[:3], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", corpus_files()[::3], ids=lambda p: p.name)
 def test_native_equals_reference_on_the_corpus(path):
     text = read_corpus(path)[:200_000]
     config = fc.TokenWindows(512, overlap_tokens=51)

