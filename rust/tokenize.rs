@@ -48,6 +48,12 @@ struct Engine {
     vocab: HashMap<&'static [u8], u32, RandomState>,
     /// The id of each single byte.
     byte_ids: [u32; 256],
+    /// (left id, right id) -> id of the joined bytes, for every split of every token
+    /// into two tokens. BPE parts are always tokens, so this answers every merge rank.
+    pairs: HashMap<u64, u32, RandomState>,
+    /// The rank of every byte pair (`u32::MAX` if it does not merge): the first
+    /// round of every merge, without hashing.
+    byte_pairs: Vec<u32>,
     /// Special-token texts. `encode_ordinary` treats them as plain text;
     /// `contains_special_token` reports them (tiktoken's `encode` refuses them).
     specials: &'static [&'static str],
@@ -69,17 +75,37 @@ impl Engine {
             }
             vocab.insert(bytes, id);
         }
+        let mut pairs = HashMap::with_hasher(RandomState::default());
+        for (&bytes, &id) in &vocab {
+            for k in 1..bytes.len() {
+                if let (Some(&a), Some(&b)) = (vocab.get(&bytes[..k]), vocab.get(&bytes[k..])) {
+                    pairs.insert(pair_key(a, b), id);
+                }
+            }
+        }
+        let byte_pairs = (0..1usize << 16)
+            .map(|k| {
+                let pair = [(k >> 8) as u8, k as u8];
+                vocab.get(&pair[..]).copied().unwrap_or(u32::MAX)
+            })
+            .collect();
         Engine {
             bpe,
             pre: pre.ok(),
             vocab,
             byte_ids,
+            pairs,
+            byte_pairs,
             specials,
         }
     }
 
-    fn rank(&self, bytes: &[u8]) -> u32 {
-        self.vocab.get(bytes).copied().unwrap_or(u32::MAX)
+    /// The merge rank (= id) of two adjacent tokens, or `u32::MAX` if they do not merge.
+    fn pair_rank(&self, left: u32, right: u32) -> u32 {
+        self.pairs
+            .get(&pair_key(left, right))
+            .copied()
+            .unwrap_or(u32::MAX)
     }
 
     /// Appends the tokens of one pre-tokenized piece to `out`.
@@ -92,36 +118,20 @@ impl Engine {
     }
 
     /// tiktoken's `byte_pair_merge`: repeatedly merge the adjacent pair whose
-    /// joined bytes have the lowest rank. `parts[i] = (start, rank of merging
-    /// part i with part i + 1, token of part i)`.
+    /// joined bytes have the lowest rank. Parts are always tokens, so a rank is a
+    /// lookup of two ids (`pairs`) rather than of a byte slice.
+    /// `parts[i] = (token of part i, rank of merging it with part i + 1)`.
     fn merge_short(&self, piece: &[u8], out: &mut Vec<u32>) {
-        let n = piece.len();
-        if n < 2 {
-            out.extend(piece.iter().map(|&b| self.byte_ids[b as usize]));
-            return;
-        }
-        let mut parts: Vec<(usize, u32, u32)> = (0..n)
-            .map(|i| {
-                let rank = if i + 1 < n {
-                    self.rank(&piece[i..i + 2])
-                } else {
-                    u32::MAX
-                };
-                (i, rank, self.byte_ids[piece[i] as usize])
-            })
+        let mut parts: Vec<(u32, u32)> = piece
+            .iter()
+            .map(|&b| (self.byte_ids[b as usize], u32::MAX))
             .collect();
-        parts.push((n, u32::MAX, u32::MAX));
-        // Rank of merging part i with part i + 1 once parts i + 1 and i + 2 are one.
-        let rank_after = |parts: &[(usize, u32, u32)], i: usize| {
-            if i + 3 < parts.len() {
-                self.rank(&piece[parts[i].0..parts[i + 3].0])
-            } else {
-                u32::MAX
-            }
-        };
+        for (i, w) in piece.windows(2).enumerate() {
+            parts[i].1 = self.byte_pairs[usize::from(w[0]) << 8 | usize::from(w[1])];
+        }
         loop {
             let mut best = (u32::MAX, 0);
-            for (i, part) in parts[..parts.len() - 1].iter().enumerate() {
+            for (i, part) in parts.iter().enumerate() {
                 if part.1 < best.0 {
                     best = (part.1, i);
                 }
@@ -130,15 +140,23 @@ impl Engine {
             if rank == u32::MAX {
                 break;
             }
-            if i > 0 {
-                parts[i - 1].1 = rank_after(&parts, i - 1);
-            }
-            parts[i].1 = rank_after(&parts, i);
-            parts[i].2 = rank;
+            // The joined token's id is its rank.
+            parts[i].0 = rank;
             parts.remove(i + 1);
+            parts[i].1 = match parts.get(i + 1) {
+                Some(next) => self.pair_rank(rank, next.0),
+                None => u32::MAX,
+            };
+            if i > 0 {
+                parts[i - 1].1 = self.pair_rank(parts[i - 1].0, rank);
+            }
         }
-        out.extend(parts[..parts.len() - 1].iter().map(|p| p.2));
+        out.extend(parts.iter().map(|p| p.0));
     }
+}
+
+fn pair_key(left: u32, right: u32) -> u64 {
+    (u64::from(left) << 32) | u64::from(right)
 }
 
 /// Pieces up to this many bytes use the quadratic-but-tight `merge_short`.
