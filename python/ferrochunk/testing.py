@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._replay import ragflow
+from ._replay import dify, ragflow
 from ._replay.codec import decode, encode, encode_error
 from ._validate import require_choice
 
@@ -36,7 +36,8 @@ Handler = Callable[[Any, Mapping[str, Any]], Any]
 
 # -- the replay registry ---------------------------------------------------------------
 _REPLAYS: dict[str, tuple[str, Handler]] = {
-    fn: ("ragflow", handler) for fn, handler in ragflow.HANDLERS.items()
+    **{fn: ("ragflow", handler) for fn, handler in ragflow.HANDLERS.items()},
+    **{fn: ("dify", handler) for fn, handler in dify.HANDLERS.items()},
 }
 
 
