@@ -9,7 +9,7 @@ import re
 import pytest
 from support import DATA
 
-from ferrochunk.testing import family_of, matches, replay
+from ferrochunk.testing import matches, replay
 
 VECTORS = DATA / "vectors"
 ALL_FILES = sorted(p.relative_to(VECTORS).as_posix() for p in VECTORS.glob("*/*.jsonl.gz"))
@@ -40,35 +40,14 @@ def test_every_file_is_replayed_or_pending():
     assert all(issue in (3, 4, 5) for issue in PENDING.values())
 
 
+# Dify's fixed separator goes through codecs' unicode_escape, which warns on unknown escapes
+# exactly as upstream does.
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.mark.parametrize("name", REPLAYED)
 def test_vector_file(name, backend):
     records = _records(name)
     assert records
-    failures = [r["id"] for r in records if not matches(r, replay(r, backend))]
-    assert not failures, f"{len(failures)}/{len(records)} records differ: {failures[:10]}"
-
-
-def _has_replay(name: str) -> bool:
-    try:
-        family_of(_records(name)[0])
-    except LookupError:
-        return False
-    return True
-
-
-REFERENCE_ONLY = [f for f in PENDING if _has_replay(f)]
-
-
-# Dify's fixed separator goes through codecs' unicode_escape, which warns on unknown escapes
-# exactly as upstream does.
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")
-@pytest.mark.parametrize("name", REFERENCE_ONLY)
-def test_pending_file_on_the_reference(name):
-    """A family whose native face is pending still has its reference replayed."""
-    records = _records(name)
-    failures = [
-        r.get("id", i) for i, r in enumerate(records) if not matches(r, replay(r, "reference"))
-    ]
+    failures = [r.get("id", i) for i, r in enumerate(records) if not matches(r, replay(r, backend))]
     assert not failures, f"{len(failures)}/{len(records)} records differ: {failures[:10]}"
 
 

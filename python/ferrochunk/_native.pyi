@@ -13,6 +13,10 @@ __all__ = [
     "delimiter_merge",
     "delimiter_merge_pieces",
     "delimiter_pieces",
+    "dify_fixed_split",
+    "dify_merge_splits",
+    "dify_recursive_split",
+    "dify_split_text_with_regex",
     "encode",
     "encode_with_offsets",
     "num_tokens_from_string",
@@ -103,6 +107,30 @@ def delimiter_merge_pieces(
     overlap_percent: int,
 ) -> _Rows:
     """Merges pieces a Python tokenizer encoded (token starts relative to each piece)."""
+
+# Dify compat (``ferrochunk.compat.dify``), character lengths; spec sections in brackets.
+def dify_merge_splits(
+    splits: list[str], lengths: list[int], separator: str, chunk_size: int, chunk_overlap: int
+) -> list[str]:
+    """[4.2] ``_merge_splits``; a negative overlap raises IndexError as upstream."""
+
+def dify_split_text_with_regex(text: str, separator: str, keep_separator: bool) -> list[str]:
+    """[4.4] for simple separators (literals and ``.``)."""
+
+def dify_recursive_split(
+    text: str, separators: list[str], chunk_size: int, chunk_overlap: int, keep_separator: bool
+) -> list[str]:
+    """[4.5] ``RecursiveCharacterTextSplitter.split_text``."""
+
+def dify_fixed_split(
+    text: str,
+    fixed_separator: str,
+    separators: list[str],
+    chunk_size: int,
+    chunk_overlap: int,
+    keep_separator: bool,
+) -> list[str]:
+    """[6.2] ``FixedRecursiveCharacterTextSplitter.split_text``."""
 
 # RAGFlow compat (``ferrochunk.compat.ragflow``); spec sections in brackets.
 def ragflow_num_tokens_batch(texts: list[str]) -> npt.NDArray[np.uint64]:

@@ -1,3 +1,4 @@
 //! One file per upstream family: the compat algorithms, built from the core primitives.
 
+pub mod dify;
 pub mod ragflow;

