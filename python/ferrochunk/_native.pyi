@@ -13,7 +13,7 @@ __all__ = [
     "delimiter_merge",
     "delimiter_merge_pieces",
     "delimiter_pieces",
-    "dify_fixed_split",
+    "dify_fixed_recursive_split",
     "dify_merge_splits",
     "dify_recursive_split",
     "dify_split_text_with_regex",
@@ -118,19 +118,25 @@ def dify_split_text_with_regex(text: str, separator: str, keep_separator: bool) 
     """[4.4] for simple separators (literals and ``.``)."""
 
 def dify_recursive_split(
-    text: str, separators: list[str], chunk_size: int, chunk_overlap: int, keep_separator: bool
-) -> list[str]:
-    """[4.5] ``RecursiveCharacterTextSplitter.split_text``."""
-
-def dify_fixed_split(
     text: str,
-    fixed_separator: str,
     separators: list[str],
     chunk_size: int,
     chunk_overlap: int,
     keep_separator: bool,
+    length: str,
 ) -> list[str]:
-    """[6.2] ``FixedRecursiveCharacterTextSplitter.split_text``."""
+    """[4.5] ``RecursiveCharacterTextSplitter.split_text``. ``length``: ``"chars"``, an
+    encoding name (ordinary counts) or ``"<name>:strict"`` (special-token text raises)."""
+
+def dify_fixed_recursive_split(
+    text: str,
+    separators: list[str],
+    chunk_size: int,
+    chunk_overlap: int,
+    keep_separator: bool,
+    length: str,
+) -> list[str]:
+    """[6.3] ``FixedRecursiveCharacterTextSplitter.recursive_split_text``."""
 
 # RAGFlow compat (``ferrochunk.compat.ragflow``); spec sections in brackets.
 def ragflow_num_tokens_batch(texts: list[str]) -> npt.NDArray[np.uint64]:

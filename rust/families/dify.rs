@@ -7,6 +7,7 @@
 //! but a newline).
 
 use crate::error::{Error, Result};
+use crate::tokenize::Encoding;
 
 /// Python's `str.isspace`.
 pub fn is_py_space(c: char) -> bool {
@@ -22,12 +23,46 @@ fn chars(s: &str) -> i64 {
     s.chars().count() as i64
 }
 
-/// Validated sizes; upstream only refuses an overlap larger than the size.
+/// What a length counts: code points (upstream's only real mode) or tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Length {
+    Chars,
+    /// Token counts; `strict` is tiktoken's `encode`, which refuses special-token
+    /// text (a `ValueError`), otherwise `encode_ordinary`.
+    Tokens {
+        encoding: Encoding,
+        strict: bool,
+    },
+}
+
+impl Length {
+    /// The length of `s`.
+    ///
+    /// # Errors
+    /// [`Error::Upstream`] `ValueError` for special-token text under strict token counts.
+    pub fn of(self, s: &str) -> Result<i64> {
+        match self {
+            Length::Chars => Ok(chars(s)),
+            Length::Tokens { encoding, strict } if strict && encoding.contains_special_token(s) => {
+                Err(Error::Upstream {
+                    class: "ValueError",
+                    message: format!(
+                        "Encountered text corresponding to a disallowed special token: {s:?}"
+                    ),
+                })
+            }
+            Length::Tokens { encoding, .. } => Ok(encoding.count(s) as i64),
+        }
+    }
+}
+
+/// Sizes as upstream takes them (it only refuses an overlap larger than the size).
 #[derive(Clone, Copy, Debug)]
 pub struct Sizes {
     pub chunk_size: i64,
     pub chunk_overlap: i64,
     pub keep_separator: bool,
+    pub length: Length,
 }
 
 /// §4.1 + §4.2 `_merge_splits`: greedy packing with a window of whole pieces as overlap.
@@ -41,7 +76,7 @@ pub fn merge_splits(
     sizes: Sizes,
 ) -> Result<Vec<String>> {
     let (size, overlap) = (sizes.chunk_size, sizes.chunk_overlap);
-    let sep_len = chars(separator);
+    let sep_len = sizes.length.of(separator)?;
     let join = |cur: &[&str]| {
         let joined = cur.join(separator);
         let t = py_strip(&joined);
@@ -88,8 +123,23 @@ fn match_at(text: &str, at: usize, pattern: &str) -> Option<usize> {
     Some(it.next().map_or(text.len(), |(i, _)| at + i))
 }
 
+/// True when a simple pattern occurs in `text` (`re.search`).
+fn occurs(text: &str, pattern: &str) -> bool {
+    if !pattern.contains('.') {
+        return text.contains(pattern);
+    }
+    text.char_indices()
+        .any(|(at, _)| match_at(text, at, pattern).is_some())
+}
+
 /// Non-overlapping leftmost matches of a simple pattern, as byte ranges.
 fn find_all(text: &str, pattern: &str) -> Vec<(usize, usize)> {
+    if !pattern.contains('.') {
+        return text
+            .match_indices(pattern)
+            .map(|(at, m)| (at, at + m.len()))
+            .collect();
+    }
     let mut out = Vec::new();
     let mut at = 0;
     while at < text.len() {
@@ -152,7 +202,7 @@ pub fn recursive_split(text: &str, separators: &[String], sizes: Sizes) -> Resul
             separator = "";
             break;
         }
-        if !find_all(text, s).is_empty() {
+        if occurs(text, s) {
             separator = s;
             rest = &separators[i + 1..];
             break;
@@ -177,7 +227,7 @@ fn pack(
     let mut good: Vec<&str> = Vec::new();
     let mut good_lengths: Vec<i64> = Vec::new();
     for &piece in splits {
-        let n = chars(piece);
+        let n = sizes.length.of(piece)?;
         if n < sizes.chunk_size {
             good.push(piece);
             good_lengths.push(n);
@@ -201,32 +251,34 @@ fn pack(
 }
 
 /// §6.3 the character packer: overlap is what went in during the last `overlap` units.
-/// Every character has length 1 here (newlines are dropped, as `list(text)` filtered is).
-fn pack_characters(text: &str, sizes: Sizes) -> Vec<String> {
+/// Newlines are dropped first, as upstream's filtered `list(text)` drops them.
+fn pack_characters(text: &str, sizes: Sizes) -> Result<Vec<String>> {
     let (size, overlap) = (sizes.chunk_size, sizes.chunk_overlap);
     let mut out = Vec::new();
     let (mut cur, mut cur_len, mut ov, mut ov_len) = (String::new(), 0i64, String::new(), 0i64);
+    let mut buf = [0u8; 4];
     for c in text.chars().filter(|&c| c != '\n') {
-        if cur_len < size - overlap {
+        let n = sizes.length.of(c.encode_utf8(&mut buf))?;
+        if cur_len + n <= size - overlap {
             cur.push(c);
-            cur_len += 1;
-        } else if cur_len < size {
+            cur_len += n;
+        } else if cur_len + n <= size {
             cur.push(c);
-            cur_len += 1;
+            cur_len += n;
             ov.push(c);
-            ov_len += 1;
+            ov_len += n;
         } else {
             out.push(std::mem::take(&mut cur));
             cur = std::mem::take(&mut ov);
             cur.push(c);
-            cur_len = 1 + ov_len;
+            cur_len = n + ov_len;
             ov_len = 0;
         }
     }
     if !cur.is_empty() {
         out.push(cur);
     }
-    out
+    Ok(out)
 }
 
 /// `re.split(r" +", text)`: every run of ASCII spaces is one boundary.
@@ -271,7 +323,7 @@ pub fn fixed_recursive_split(
         }
     }
     if separator.is_empty() {
-        return Ok(pack_characters(text, sizes));
+        return pack_characters(text, sizes);
     }
     let raw: Vec<&str> = if separator == " " {
         split_space_runs(text)
@@ -310,7 +362,7 @@ pub fn fixed_split(
     };
     let mut out = Vec::new();
     for chunk in chunks {
-        if chars(chunk) > sizes.chunk_size {
+        if sizes.length.of(chunk)? > sizes.chunk_size {
             out.extend(fixed_recursive_split(chunk, separators, sizes)?);
         } else {
             out.push(chunk.to_owned());
@@ -328,6 +380,7 @@ mod tests {
             chunk_size: size,
             chunk_overlap: overlap,
             keep_separator: true,
+            length: Length::Chars,
         }
     }
 

