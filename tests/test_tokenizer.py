@@ -204,3 +204,13 @@ def test_bad_tokenizer_inputs():
         fc.Tokenizer.cl100k().count_batch("abc")
     with pytest.raises(InputTypeError, match="iterable of str"):
         fc.Tokenizer.cl100k().count_batch(5)  # type: ignore[arg-type]
+
+
+def test_count_batch_handles_100k_chunks_in_bounded_batches():
+    """Dify #39560: counting every chunk in one request falls over; batches do not."""
+    tok = fc.Tokenizer.cl100k()
+    texts = (f"segment {i} 段落 {i % 97}" for i in range(100_000))
+    counts = tok.count_batch(texts, batch_size=8192)
+    assert len(counts) == 100_000
+    assert counts[0] == tok.count("segment 0 段落 0")
+    assert counts[99_999] == tok.count("segment 99999 段落 89")

@@ -29,6 +29,7 @@ __all__ = [
     "ragflow_parse_delimiter_field",
     "ragflow_parser_txt",
     "ragflow_remove_tag",
+    "recursive",
     "token_windows",
     "token_windows_from_starts",
     "token_windows_many",
@@ -107,6 +108,19 @@ def delimiter_merge_pieces(
     overlap_percent: int,
 ) -> _Rows:
     """Merges pieces a Python tokenizer encoded (token starts relative to each piece)."""
+
+def recursive(
+    text: str,
+    encoding: str | None,
+    byte_starts: npt.NDArray[np.uint32] | None,
+    max_tokens: int,
+    overlap_tokens: int,
+    fixed_separator: str | None,
+    separators: list[str],
+    keep_end: bool,
+) -> npt.NDArray[np.int64]:
+    """``Recursive``: ``(n, 7)`` rows (the six span columns, then ``oversize``), tokenizing
+    with ``encoding`` or taking a user tokenizer's ``byte_starts``."""
 
 # Dify compat (``ferrochunk.compat.dify``), character lengths; spec sections in brackets.
 def dify_merge_splits(

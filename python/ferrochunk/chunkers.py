@@ -12,22 +12,24 @@ import numpy as np
 
 from . import _contract, _native
 from ._validate import describe, require_choice, require_int, require_str
-from .config import DelimiterMerge, TokenWindows
+from .config import DelimiterMerge, Recursive, TokenWindows
 from .errors import ConfigTypeError, InputTypeError
+from .reference import recursive as ref_recursive
 from .reference import windows as ref_windows
 from .tokenizers import Tokenizer, offset_safe, resolve, utf8_safe
 from .types import Chunk, SpanArray
 
 __all__ = ["Config", "chunk", "chunk_items", "chunk_many", "chunk_spans"]
 
-Config = TokenWindows | DelimiterMerge
+Config = TokenWindows | DelimiterMerge | Recursive
 _BACKENDS = ("native", "reference")
 
 
 def _require_config(config: Any) -> Config:
-    if not isinstance(config, TokenWindows | DelimiterMerge):
+    if not isinstance(config, TokenWindows | DelimiterMerge | Recursive):
         raise ConfigTypeError(
-            f"config must be a TokenWindows or a DelimiterMerge, got {describe(config)}"
+            "config must be a TokenWindows, a DelimiterMerge or a Recursive, "
+            f"got {describe(config)}"
         )
     return config
 
@@ -44,6 +46,25 @@ def _window_spans(text: str, config: TokenWindows, tok: Tokenizer, backend: str)
         return _native.token_windows(text, encoding, config.max_tokens, config.overlap_tokens)
     _, starts = tok.encode_with_offsets(text)
     return _native.token_windows_from_starts(text, starts, config.max_tokens, config.overlap_tokens)
+
+
+def _recursive_rows(text: str, config: Recursive, tok: Tokenizer, backend: str) -> Any:
+    """``(n, 7)`` rows: the six span columns, then ``oversize``."""
+    args = (
+        config.max_tokens,
+        config.overlap_tokens,
+        config.fixed_separator,
+        list(config.separators),
+    )
+    if backend == "reference":
+        _, starts = tok.encode_with_offsets(text)
+        rows = ref_recursive.recursive_rows(text, starts.tolist(), *args, config.keep_separator)
+        return np.asarray(rows, dtype=np.int64).reshape(len(rows), 7)
+    keep_end = config.keep_separator == "end"
+    if tok.native_encoding is not None:
+        return _native.recursive(text, tok.native_encoding, None, *args, keep_end)
+    _, starts = tok.encode_with_offsets(text)
+    return _native.recursive(text, None, starts, *args, keep_end)
 
 
 def _build_windows(source: str, spans: SpanArray) -> list[Chunk]:
@@ -82,6 +103,9 @@ def _compute(text: str, config: Config, tok: Tokenizer, backend: str) -> Any:
     if isinstance(config, DelimiterMerge):
         merge = config
         return _with_utf8(lambda t: _contract.rows(t, merge, tok, backend), text, tok, backend)
+    if isinstance(config, Recursive):
+        recursive = config
+        return _with_utf8(lambda t: _recursive_rows(t, recursive, tok, backend), text, tok, backend)
     windows = config
     return _with_utf8(lambda t: _window_spans(t, windows, tok, backend), text, tok, backend)
 
@@ -108,12 +132,10 @@ def chunk_spans(
     ``DelimiterMerge`` chunk joined from several spans, the offsets are its extent.
     """
     text, config, tok, backend = _checked(text, config, tokenizer, backend)
+    result = _compute(text, config, tok, backend)
     if isinstance(config, DelimiterMerge):
-        rows = _with_utf8(lambda t: _contract.rows(t, config, tok, backend), text, tok, backend)
-        return _contract.extents(rows[0], rows[1])
-    spans: SpanArray = _with_utf8(
-        lambda t: _window_spans(t, config, tok, backend), text, tok, backend
-    )
+        return _contract.extents(result[0], result[1])
+    spans: SpanArray = result[:, :6] if isinstance(config, Recursive) else result
     return spans
 
 
@@ -130,13 +152,16 @@ def chunk(
     pure-Python oracle on the same tokenizer output.
     """
     text, config, tok, backend = _checked(text, config, tokenizer, backend)
+    result = _compute(text, config, tok, backend)
     if isinstance(config, DelimiterMerge):
-        rows = _with_utf8(lambda t: _contract.rows(t, config, tok, backend), text, tok, backend)
-        return _contract.build(text, config, *rows)
-    spans: SpanArray = _with_utf8(
-        lambda t: _window_spans(t, config, tok, backend), text, tok, backend
-    )
-    return _build_windows(text, spans)
+        return _contract.build(text, config, *result)
+    if isinstance(config, Recursive):
+        flags = result[:, 6].tolist()
+        return [
+            replace(c, metadata=MappingProxyType({"oversize": bool(f)}))
+            for c, f in zip(_build_windows(text, result[:, :6]), flags, strict=True)
+        ]
+    return _build_windows(text, result)
 
 
 def chunk_many(
@@ -160,7 +185,7 @@ def chunk_many(
         threads = require_int("threads", threads, minimum=1)
     tok = resolve(tokenizer)
     encoding = tok.native_encoding
-    if isinstance(config, DelimiterMerge) or encoding is None:
+    if not isinstance(config, TokenWindows) or encoding is None:
         # The native calls release the GIL, so Python threads run them in parallel.
         with ThreadPoolExecutor(max_workers=threads) as pool:
             return list(pool.map(lambda t: chunk(t, config, tokenizer=tok), texts))

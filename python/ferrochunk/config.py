@@ -11,7 +11,7 @@ from ._percent import normalize_overlapped_percent
 from ._validate import describe, require_int
 from .errors import ConfigError, ConfigTypeError
 
-__all__ = ["DelimiterMerge", "MergeStrategy", "TokenWindows"]
+__all__ = ["DelimiterMerge", "MergeStrategy", "Recursive", "TokenWindows"]
 
 
 class MergeStrategy(str, Enum):
@@ -103,3 +103,56 @@ class DelimiterMerge:
             object.__setattr__(self, field, _delimiters(field, getattr(self, field)))
         object.__setattr__(self, "strategy", _strategy(self.strategy))
         object.__setattr__(self, "overlap", normalize_overlapped_percent(self.overlap))
+
+
+_DIFY_SEPARATORS = ("\n\n", "\n", "。", ". ", " ", "")
+
+
+@dataclass(frozen=True, slots=True)
+class Recursive:
+    """Dify's recursive splitter in real tokens: chunks of at most ``max_tokens`` tokens.
+
+    A span that fits ``max_tokens - overlap_tokens`` stays whole; otherwise it is cut at
+    the first of ``separators`` it contains, neighbours merge while they fit, and a piece
+    that does not fit tries the next separators, then whole-token windows. The separator
+    stays at the ``"end"`` of the piece before it (or the ``"start"`` of the one after),
+    so with no overlap the chunks tile the text. ``fixed_separator`` first cuts segments
+    that are never merged. A chunk exceeds ``max_tokens`` only where one character needs
+    more tokens than that (``metadata["oversize"]``).
+    """
+
+    max_tokens: int
+    _: KW_ONLY
+    overlap_tokens: int = 0
+    fixed_separator: str | None = None
+    separators: Sequence[str] = _DIFY_SEPARATORS
+    keep_separator: str = "end"
+
+    def __post_init__(self) -> None:
+        size = require_int("Recursive.max_tokens", self.max_tokens, minimum=1)
+        overlap = require_int("Recursive.overlap_tokens", self.overlap_tokens, minimum=0)
+        if overlap >= size:
+            raise ConfigError(
+                f"Recursive.overlap_tokens must be < max_tokens ({size}), got {overlap}"
+            )
+        fixed, seps, keep = self.fixed_separator, self.separators, self.keep_separator
+        if fixed is not None and not isinstance(fixed, str):
+            raise ConfigTypeError(
+                f"Recursive.fixed_separator must be a str or None, got {describe(fixed)}"
+            )
+        if isinstance(seps, str) or not isinstance(seps, Sequence):
+            raise ConfigTypeError(
+                f"Recursive.separators must be a sequence of strings, got {describe(seps)}"
+            )
+        for i, sep in enumerate(seps):
+            if not isinstance(sep, str):
+                raise ConfigTypeError(
+                    f"Recursive.separators[{i}] must be a str, got {describe(sep)}"
+                )
+        if keep not in ("end", "start"):
+            raise ConfigError(
+                f"Recursive.keep_separator must be 'end' or 'start', got {describe(keep)}"
+            )
+        object.__setattr__(self, "max_tokens", size)
+        object.__setattr__(self, "overlap_tokens", overlap)
+        object.__setattr__(self, "separators", tuple(self.separators))

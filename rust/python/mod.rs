@@ -11,6 +11,7 @@ mod contract;
 mod dify;
 mod errors;
 mod ragflow;
+mod recursive;
 mod threads;
 mod tokenize;
 
@@ -28,6 +29,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(contract::py_delimiter_merge, m)?)?;
     m.add_function(wrap_pyfunction!(contract::py_delimiter_pieces, m)?)?;
     m.add_function(wrap_pyfunction!(contract::py_delimiter_merge_pieces, m)?)?;
+    m.add_function(wrap_pyfunction!(recursive::py_recursive, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_merge_splits, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_split_text_with_regex, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_recursive_split, m)?)?;

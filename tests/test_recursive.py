@@ -1,0 +1,116 @@
+"""Recursive: the Dify contract in real tokens, on both backends, with its invariants."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support import corpus_files, read_corpus
+
+import ferrochunk as fc
+from ferrochunk.errors import ConfigError, ConfigTypeError
+from ferrochunk.reference._tiktoken import cl100k
+
+ALPHABET = st.sampled_from(
+    [*"ab .\n。 ", "\n\n", ". ", "你好世界", "한국어 ", "😀", "👩‍👩‍👧", "word ", "\t", "——"]
+)
+TEXT = st.lists(ALPHABET, max_size=60).map("".join)
+CONFIG = st.integers(1, 24).flatmap(
+    lambda m: st.builds(
+        fc.Recursive,
+        max_tokens=st.just(m),
+        overlap_tokens=st.integers(0, m - 1),
+        fixed_separator=st.sampled_from([None, "\n\n", "。"]),
+        separators=st.sampled_from([("\n\n", "\n", "。", ". ", " ", ""), (" ",), ("\n", ""), ()]),
+        keep_separator=st.sampled_from(["end", "start"]),
+    )
+)
+
+
+def _check(text: str, config: fc.Recursive, chunks: list[fc.Chunk]) -> None:
+    data = text.encode()
+    for c in chunks:
+        assert c.text == text[c.char_start : c.char_end]
+        assert data[c.byte_start : c.byte_end].decode("utf-8") == c.text
+        assert c.token_count <= config.max_tokens or c.metadata["oversize"]
+        assert c.metadata["oversize"] == (c.token_count > config.max_tokens)
+    if config.overlap_tokens == 0:
+        assert "".join(c.text for c in chunks) == text
+
+
+@given(TEXT, CONFIG)
+def test_invariants(text, config):
+    for backend in ("native", "reference"):
+        _check(text, config, fc.chunk(text, config, backend=backend))
+
+
+@given(TEXT, CONFIG, st.sampled_from(["cl100k", "o200k"]))
+def test_native_equals_reference(text, config, tokenizer):
+    native = fc.chunk(text, config, tokenizer=tokenizer)
+    assert native == fc.chunk(text, config, tokenizer=tokenizer, backend="reference")
+
+
+@given(TEXT, CONFIG)
+def test_native_equals_reference_with_a_python_tokenizer(text, config):
+    tok = fc.Tokenizer.from_tiktoken(cl100k())
+    native = fc.chunk(text, config, tokenizer=tok)
+    assert native == fc.chunk(text, config, tokenizer=tok, backend="reference")
+    assert native == fc.chunk(text, config)
+
+
+def test_keeps_spaces_newlines_and_cjk(backend):
+    text = "여름철에는 항상 기상상황에 주목하며\n\n주변 사람들과 함께 정보를 공유합니다."
+    chunks = fc.chunk(text, fc.Recursive(8), backend=backend)
+    assert "".join(c.text for c in chunks) == text
+    assert all(c.token_count <= 8 for c in chunks)
+    cjk = "人工智能正在改变世界的每一个角落" * 5
+    assert "".join(c.text for c in fc.chunk(cjk, fc.Recursive(5), backend=backend)) == cjk
+
+
+def test_fixed_separator_segments_are_never_merged(backend):
+    config = fc.Recursive(100, fixed_separator="##")
+    chunks = fc.chunk("a##b##c", config, backend=backend)
+    assert [c.text for c in chunks] == ["a##", "b##", "c"]
+
+
+def test_overlap_stays_within_the_cap(backend):
+    text = "one two three four five six seven eight nine ten " * 4
+    chunks = fc.chunk(text, fc.Recursive(6, overlap_tokens=2), backend=backend)
+    assert all(c.token_count <= 6 for c in chunks)
+    assert any(a.char_end > b.char_start for a, b in itertools.pairwise(chunks))
+
+
+def test_native_equals_reference_on_the_corpus():
+    config = fc.Recursive(512, overlap_tokens=51)
+    for path in corpus_files()[::3]:
+        text = read_corpus(path)[:100_000]
+        assert fc.chunk(text, config) == fc.chunk(text, config, backend="reference")
+
+
+def test_a_long_line_without_separators_finishes():
+    text = "x" * 2_000_000  # one BPE piece, no separator at any level
+    chunks = fc.chunk(text, fc.Recursive(512, separators=("\n\n", " ")))
+    assert "".join(c.text for c in chunks) == text
+    assert max(c.token_count for c in chunks) <= 512
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "needle"),
+    [
+        ({"max_tokens": 0}, ConfigError, "Recursive.max_tokens"),
+        (
+            {"max_tokens": 8, "overlap_tokens": 8},
+            ConfigError,
+            "overlap_tokens must be < max_tokens",
+        ),
+        ({"max_tokens": 8, "overlap_tokens": -1}, ConfigError, "overlap_tokens"),
+        ({"max_tokens": 8, "separators": "\n"}, ConfigTypeError, "separators must be a sequence"),
+        ({"max_tokens": 8, "keep_separator": "middle"}, ConfigError, "keep_separator"),
+        ({"max_tokens": 8, "fixed_separator": 3}, ConfigTypeError, "fixed_separator"),
+    ],
+)
+def test_bad_config(kwargs, error, needle):
+    with pytest.raises(error, match=needle):
+        fc.Recursive(**kwargs)
