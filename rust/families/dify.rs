@@ -189,25 +189,27 @@ pub fn split_text_with_regex<'t>(
         .collect()
 }
 
+/// The first separator that is `""` or `present`, and the separators after it; with
+/// none, the last separator and nothing after it.
+fn choose(separators: &[String], present: impl Fn(&str) -> bool) -> (&str, &[String]) {
+    for (i, s) in separators.iter().enumerate() {
+        if s.is_empty() {
+            return ("", &[]);
+        }
+        if present(s) {
+            return (s, &separators[i + 1..]);
+        }
+    }
+    (separators.last().map_or("", String::as_str), &[])
+}
+
 /// §4.5 `RecursiveCharacterTextSplitter._split_text`: the separator is chosen by
 /// regex search, then split, merged, and long pieces recursed into.
 ///
 /// # Errors
 /// As [`merge_splits`].
 pub fn recursive_split(text: &str, separators: &[String], sizes: Sizes) -> Result<Vec<String>> {
-    let mut separator = separators.last().map_or("", String::as_str);
-    let mut rest: &[String] = &[];
-    for (i, s) in separators.iter().enumerate() {
-        if s.is_empty() {
-            separator = "";
-            break;
-        }
-        if occurs(text, s) {
-            separator = s;
-            rest = &separators[i + 1..];
-            break;
-        }
-    }
+    let (separator, rest) = choose(separators, |s| occurs(text, s));
     let splits = split_text_with_regex(text, separator, sizes.keep_separator);
     let joiner = if sizes.keep_separator { "" } else { separator };
     pack(&splits, joiner, rest, sizes, |piece| {
@@ -309,19 +311,7 @@ pub fn fixed_recursive_split(
     separators: &[String],
     sizes: Sizes,
 ) -> Result<Vec<String>> {
-    let mut separator = separators.last().map_or("", String::as_str);
-    let mut rest: &[String] = &[];
-    for (i, s) in separators.iter().enumerate() {
-        if s.is_empty() {
-            separator = "";
-            break;
-        }
-        if text.contains(s.as_str()) {
-            separator = s;
-            rest = &separators[i + 1..];
-            break;
-        }
-    }
+    let (separator, rest) = choose(separators, |s| text.contains(s));
     if separator.is_empty() {
         return pack_characters(text, sizes);
     }

@@ -132,7 +132,6 @@ class RecursiveCharacterTextSplitter(TextSplitter):
         self._separators = separators or ["\n\n", "\n", " ", ""]
 
     def _split_text(self, text: str, separators: Sequence[str]) -> list[str]:
-        final: list[str] = []
         separator = separators[-1]
         rest: Sequence[str] = []
         for i, s in enumerate(separators):
@@ -144,7 +143,13 @@ class RecursiveCharacterTextSplitter(TextSplitter):
                 break
         splits = _split_text_with_regex(text, separator, self._keep_separator)
         joiner = "" if self._keep_separator else separator
-        lengths = self._length_function(splits)
+        return self._pack(splits, self._length_function(splits), joiner, rest)
+
+    def _pack(
+        self, splits: list[str], lengths: list[int], joiner: str, rest: Sequence[str]
+    ) -> list[str]:
+        """Short pieces merge; a piece that does not fit recurses (or stays whole)."""
+        final: list[str] = []
         good: list[str] = []
         good_lengths: list[int] = []
         for piece, n in zip(splits, lengths, strict=True):
@@ -230,25 +235,8 @@ class FixedRecursiveCharacterTextSplitter(EnhanceRecursiveCharacterTextSplitter)
         lengths = self._length_function(splits)
         if separator == "":
             return self._pack_characters(splits, lengths)
-        final: list[str] = []
-        good: list[str] = []
-        good_lengths: list[int] = []
         joiner = "" if self._keep_separator else separator
-        for piece, n in zip(splits, lengths, strict=True):
-            if n < self._chunk_size:
-                good.append(piece)
-                good_lengths.append(n)
-                continue
-            if good:
-                final.extend(self._merge_splits(good, joiner, good_lengths))
-                good, good_lengths = [], []
-            if not rest:
-                final.append(piece)
-            else:
-                final.extend(self._split_text(piece, rest))
-        if good:
-            final.extend(self._merge_splits(good, joiner, good_lengths))
-        return final
+        return self._pack(splits, lengths, joiner, rest)
 
     def _pack_characters(self, chars: list[str], lengths: list[int]) -> list[str]:
         """§6.3 character packer: the overlap is what went in during the last units."""
