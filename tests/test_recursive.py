@@ -114,3 +114,50 @@ def test_a_long_line_without_separators_finishes():
 def test_bad_config(kwargs, error, needle):
     with pytest.raises(error, match=needle):
         fc.Recursive(**kwargs)
+
+
+PARENT_CHILD = st.builds(
+    fc.ParentChild,
+    parent=st.one_of(st.just("full-doc"), CONFIG),
+    child=CONFIG,
+)
+
+
+@given(TEXT, PARENT_CHILD)
+def test_parent_child_invariants_and_parity(text, config):
+    native = fc.chunk(text, config)
+    assert native == fc.chunk(text, config, backend="reference")
+    for parent in native:
+        assert parent.text == text[parent.char_start : parent.char_end]
+        kids = parent.metadata["children"]
+        for kid in kids:
+            assert kid.text == text[kid.char_start : kid.char_end]
+            assert parent.char_start <= kid.char_start <= kid.char_end <= parent.char_end
+            assert kid.token_count <= config.child.max_tokens or kid.metadata["oversize"]
+        if config.child.overlap_tokens == 0:
+            assert "".join(k.text for k in kids) == parent.text
+    if config.parent == "full-doc":
+        assert [p.text for p in native] == ([text] if text else [])
+
+
+def test_parent_child_paragraph_mode(backend):
+    text = "Intro line one.\nIntro line two.\n\nSecond para. It runs on for a while.\n\n"
+    config = fc.ParentChild(
+        fc.Recursive(12, separators=("\n\n", " ", "")),
+        child=fc.Recursive(6, separators=("\n", ". ", " ", "")),
+    )
+    parents = fc.chunk(text, config, backend=backend)
+    assert [p.text for p in parents] == [
+        "Intro line one.\nIntro line two.\n\n",
+        "Second para. It runs on for a while.\n\n",
+    ]
+    kids = parents[0].metadata["children"]
+    assert [k.text for k in kids] == ["Intro line one.\n", "Intro line two.\n\n"]
+    assert all(k.metadata["parent"] == 0 for k in kids)
+
+
+def test_parent_child_bad_config():
+    with pytest.raises(ConfigError, match=r"ParentChild\.parent"):
+        fc.ParentChild("paragraph", child=fc.Recursive(8))
+    with pytest.raises(ConfigTypeError, match=r"ParentChild\.child"):
+        fc.ParentChild("full-doc", child=8)  # type: ignore[arg-type]

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from .chunkers import chunk, chunk_items, chunk_many, chunk_spans
-from .config import DelimiterMerge, MergeStrategy, Recursive, TokenWindows
+from .config import DelimiterMerge, MergeStrategy, ParentChild, Recursive, TokenWindows
 from .errors import FerrochunkError
 from .tokenizers import Tokenizer
 from .types import SPAN_COLUMNS, Chunk
@@ -20,6 +20,7 @@ __all__ = [
     "DelimiterMerge",
     "FerrochunkError",
     "MergeStrategy",
+    "ParentChild",
     "Recursive",
     "TokenWindows",
     "Tokenizer",

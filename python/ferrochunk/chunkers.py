@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _contract, _native
+from . import _contract, _native, _parent_child
 from ._validate import describe, require_choice, require_int, require_str
-from .config import DelimiterMerge, Recursive, TokenWindows
+from .config import DelimiterMerge, ParentChild, Recursive, TokenWindows
 from .errors import ConfigTypeError, InputTypeError
 from .reference import recursive as ref_recursive
 from .reference import windows as ref_windows
@@ -21,14 +21,14 @@ from .types import Chunk, SpanArray
 
 __all__ = ["Config", "chunk", "chunk_items", "chunk_many", "chunk_spans"]
 
-Config = TokenWindows | DelimiterMerge | Recursive
+Config = TokenWindows | DelimiterMerge | Recursive | ParentChild
 _BACKENDS = ("native", "reference")
 
 
 def _require_config(config: Any) -> Config:
-    if not isinstance(config, TokenWindows | DelimiterMerge | Recursive):
+    if not isinstance(config, TokenWindows | DelimiterMerge | Recursive | ParentChild):
         raise ConfigTypeError(
-            "config must be a TokenWindows, a DelimiterMerge or a Recursive, "
+            "config must be a TokenWindows, DelimiterMerge, Recursive or ParentChild, "
             f"got {describe(config)}"
         )
     return config
@@ -106,6 +106,9 @@ def _compute(text: str, config: Config, tok: Tokenizer, backend: str) -> Any:
     if isinstance(config, Recursive):
         recursive = config
         return _with_utf8(lambda t: _recursive_rows(t, recursive, tok, backend), text, tok, backend)
+    if isinstance(config, ParentChild):
+        pc = config
+        return _with_utf8(lambda t: _parent_child.rows(t, pc, tok, backend), text, tok, backend)
     windows = config
     return _with_utf8(lambda t: _window_spans(t, windows, tok, backend), text, tok, backend)
 
@@ -135,6 +138,9 @@ def chunk_spans(
     result = _compute(text, config, tok, backend)
     if isinstance(config, DelimiterMerge):
         return _contract.extents(result[0], result[1])
+    if isinstance(config, ParentChild):
+        parents: SpanArray = result[0][:, :6]
+        return parents
     spans: SpanArray = result[:, :6] if isinstance(config, Recursive) else result
     return spans
 
@@ -155,6 +161,8 @@ def chunk(
     result = _compute(text, config, tok, backend)
     if isinstance(config, DelimiterMerge):
         return _contract.build(text, config, *result)
+    if isinstance(config, ParentChild):
+        return _parent_child.build(text, *result)
     if isinstance(config, Recursive):
         flags = result[:, 6].tolist()
         return [

@@ -11,7 +11,7 @@ from ._percent import normalize_overlapped_percent
 from ._validate import describe, require_int
 from .errors import ConfigError, ConfigTypeError
 
-__all__ = ["DelimiterMerge", "MergeStrategy", "Recursive", "TokenWindows"]
+__all__ = ["DelimiterMerge", "MergeStrategy", "ParentChild", "Recursive", "TokenWindows"]
 
 
 class MergeStrategy(str, Enum):
@@ -156,3 +156,28 @@ class Recursive:
         object.__setattr__(self, "max_tokens", size)
         object.__setattr__(self, "overlap_tokens", overlap)
         object.__setattr__(self, "separators", tuple(self.separators))
+
+
+@dataclass(frozen=True, slots=True)
+class ParentChild:
+    """Dify's parent-child segmentation: parents, each split again into children.
+
+    ``parent`` is a :class:`Recursive` (Dify's ``"paragraph"`` mode) or ``"full-doc"`` (the
+    whole text is one parent); ``child`` is the :class:`Recursive` applied inside each
+    parent. Parents carry their children in ``metadata["children"]``; every offset points
+    into the original text, and the text is tokenized once for both levels.
+    """
+
+    parent: Recursive | str
+    _: KW_ONLY
+    child: Recursive
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.parent, Recursive) and self.parent != "full-doc":
+            raise ConfigError(
+                f"ParentChild.parent must be a Recursive or 'full-doc', got {describe(self.parent)}"
+            )
+        if not isinstance(self.child, Recursive):
+            raise ConfigTypeError(
+                f"ParentChild.child must be a Recursive, got {describe(self.child)}"
+            )
