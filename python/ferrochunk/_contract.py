@@ -115,18 +115,6 @@ def _children(source: str, child_rows: Any) -> dict[int, list[Chunk]]:
     """Child chunks per parent index, each with offsets into the source."""
     children: dict[int, list[Chunk]] = defaultdict(list)
     for i, bs, be, cs, ce, ts, te in np.asarray(child_rows).tolist():
-        children[i].append(
-            Chunk(
-                text=source[cs:ce],
-                char_start=cs,
-                char_end=ce,
-                byte_start=bs,
-                byte_end=be,
-                token_start=ts,
-                token_end=te,
-                token_count=te - ts,
-                index=len(children[i]),
-                metadata=MappingProxyType({"parent": i}),
-            )
-        )
+        span = (ts, te, bs, be, cs, ce)
+        children[i].append(Chunk.from_span(source, span, len(children[i]), {"parent": i}))
     return children

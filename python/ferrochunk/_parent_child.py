@@ -3,7 +3,6 @@ children by ``Recursive`` inside each parent, offsets shifted back into the text
 
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -51,36 +50,11 @@ def rows(text: str, config: ParentChild, tok: Tokenizer, backend: str) -> tuple[
 def build(source: str, parents: Rows, children: list[Rows]) -> list[Chunk]:
     """Parent chunks with their child chunks in ``metadata["children"]``."""
     out = []
-    for i, ((ts, te, bs, be, cs, ce, over), kids) in enumerate(
-        zip(parents.tolist(), children, strict=True)
-    ):
+    for i, (row, kids) in enumerate(zip(parents.tolist(), children, strict=True)):
         child_chunks = tuple(
-            Chunk(
-                text=source[kcs:kce],
-                char_start=kcs,
-                char_end=kce,
-                byte_start=kbs,
-                byte_end=kbe,
-                token_start=kts,
-                token_end=kte,
-                token_count=kte - kts,
-                index=j,
-                metadata=MappingProxyType({"parent": i, "oversize": bool(kover)}),
-            )
-            for j, (kts, kte, kbs, kbe, kcs, kce, kover) in enumerate(kids.tolist())
+            Chunk.from_span(source, kid, j, {"parent": i, "oversize": bool(kid[6])})
+            for j, kid in enumerate(kids.tolist())
         )
-        out.append(
-            Chunk(
-                text=source[cs:ce],
-                char_start=cs,
-                char_end=ce,
-                byte_start=bs,
-                byte_end=be,
-                token_start=ts,
-                token_end=te,
-                token_count=te - ts,
-                index=i,
-                metadata=MappingProxyType({"oversize": bool(over), "children": child_chunks}),
-            )
-        )
+        metadata = {"oversize": bool(row[6]), "children": child_chunks}
+        out.append(Chunk.from_span(source, row, i, metadata))
     return out

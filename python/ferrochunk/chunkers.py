@@ -68,20 +68,7 @@ def _recursive_rows(text: str, config: Recursive, tok: Tokenizer, backend: str) 
 
 
 def _build_windows(source: str, spans: SpanArray) -> list[Chunk]:
-    return [
-        Chunk(
-            text=source[cs:ce],
-            char_start=cs,
-            char_end=ce,
-            byte_start=bs,
-            byte_end=be,
-            token_start=ts,
-            token_end=te,
-            token_count=te - ts,
-            index=i,
-        )
-        for i, (ts, te, bs, be, cs, ce) in enumerate(spans.tolist())
-    ]
+    return [Chunk.from_span(source, row, i) for i, row in enumerate(spans.tolist())]
 
 
 def _with_utf8(run: Any, text: str, tok: Tokenizer, backend: str) -> Any:
@@ -164,10 +151,9 @@ def chunk(
     if isinstance(config, ParentChild):
         return _parent_child.build(text, *result)
     if isinstance(config, Recursive):
-        flags = result[:, 6].tolist()
         return [
-            replace(c, metadata=MappingProxyType({"oversize": bool(f)}))
-            for c, f in zip(_build_windows(text, result[:, :6]), flags, strict=True)
+            Chunk.from_span(text, row, i, {"oversize": bool(row[6])})
+            for i, row in enumerate(result.tolist())
         ]
     return _build_windows(text, result)
 

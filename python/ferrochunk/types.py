@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -43,3 +43,26 @@ class Chunk:
     token_count: int
     index: int
     metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+    @classmethod
+    def from_span(
+        cls,
+        source: str,
+        span: Sequence[int],
+        index: int,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Chunk:
+        """The chunk of ``source`` at a span row (``SPAN_COLUMNS`` order)."""
+        ts, te, bs, be, cs, ce = span[:6]
+        return cls(
+            text=source[cs:ce],
+            char_start=cs,
+            char_end=ce,
+            byte_start=bs,
+            byte_end=be,
+            token_start=ts,
+            token_end=te,
+            token_count=te - ts,
+            index=index,
+            metadata=MappingProxyType(dict(metadata)) if metadata else _EMPTY,
+        )
