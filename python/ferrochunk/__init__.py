@@ -9,14 +9,23 @@
 from __future__ import annotations
 
 from .chunkers import chunk, chunk_items, chunk_many, chunk_spans
-from .config import DelimiterMerge, MergeStrategy, ParentChild, Recursive, TokenWindows
+from .config import (
+    CleanRules,
+    DelimiterMerge,
+    MergeStrategy,
+    ParentChild,
+    Recursive,
+    TokenWindows,
+)
 from .errors import FerrochunkError
+from .process_rule import from_process_rule
 from .tokenizers import Tokenizer
 from .types import SPAN_COLUMNS, Chunk
 
 __all__ = [
     "SPAN_COLUMNS",
     "Chunk",
+    "CleanRules",
     "DelimiterMerge",
     "FerrochunkError",
     "MergeStrategy",
@@ -28,5 +37,6 @@ __all__ = [
     "chunk_items",
     "chunk_many",
     "chunk_spans",
+    "from_process_rule",
 ]
 __version__ = "0.1.0"

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _contract, _native, _parent_child
+from . import _clean, _contract, _native, _parent_child
 from ._validate import describe, require_choice, require_int, require_str
-from .config import DelimiterMerge, ParentChild, Recursive, TokenWindows
+from .config import CleanRules, DelimiterMerge, ParentChild, Recursive, TokenWindows
 from .errors import ConfigTypeError, InputTypeError
 from .reference import recursive as ref_recursive
 from .reference import windows as ref_windows
@@ -138,12 +138,16 @@ def chunk(
     *,
     tokenizer: Tokenizer | str | None = None,
     backend: str = "native",
+    clean: CleanRules | None = None,
 ) -> list[Chunk]:
     """Cuts ``text`` by ``config``; empty text gives ``[]``.
 
     ``tokenizer`` defaults to the embedded cl100k. ``backend="reference"`` runs the
-    pure-Python oracle on the same tokenizer output.
+    pure-Python oracle on the same tokenizer output. With ``clean``, the text is cleaned
+    first: chunks hold cleaned text, and their offsets index the original ``text``.
     """
+    if clean is not None:
+        return _cleaned(text, config, tokenizer, backend, clean)
     text, config, tok, backend = _checked(text, config, tokenizer, backend)
     result = _compute(text, config, tok, backend)
     if isinstance(config, DelimiterMerge):
@@ -156,6 +160,51 @@ def chunk(
             for i, row in enumerate(result.tolist())
         ]
     return _build_windows(text, result)
+
+
+def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -> list[Chunk]:
+    """Chunks of the cleaned text with character and byte offsets in the original."""
+    require_str("text", text)
+    if not isinstance(clean, CleanRules):
+        raise ConfigTypeError(f"clean must be a CleanRules or None, got {describe(clean)}")
+    cleaned, where = _clean.clean(text, clean)
+    chunks = chunk(cleaned, config, tokenizer=tokenizer, backend=backend)
+    spans: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def collect(c: Chunk) -> None:
+        spans[(c.char_start, c.char_end)] = (0, 0)
+        for a, b in c.metadata.get("spans", ()):
+            spans[(a, b)] = (0, 0)
+        for kid in c.metadata.get("children", ()):
+            collect(kid)
+
+    for c in chunks:
+        collect(c)
+    for key in spans:
+        spans[key] = _clean.to_original(where, len(text), *key)
+    chars = sorted({x for pair in spans.values() for x in pair})
+    as_bytes = _native.char_to_byte_offsets(
+        utf8_safe(text), np.asarray(chars, dtype=np.uint64)
+    ).tolist()
+    byte_of = dict(zip(chars, as_bytes, strict=True))
+
+    def remap(c: Chunk) -> Chunk:
+        cs, ce = spans[(c.char_start, c.char_end)]
+        metadata = dict(c.metadata)
+        if "spans" in metadata:
+            metadata["spans"] = tuple(spans[s] for s in metadata["spans"])
+        if "children" in metadata:
+            metadata["children"] = tuple(remap(k) for k in metadata["children"])
+        return replace(
+            c,
+            char_start=cs,
+            char_end=ce,
+            byte_start=byte_of[cs],
+            byte_end=byte_of[ce],
+            metadata=MappingProxyType(metadata),
+        )
+
+    return [remap(c) for c in chunks]
 
 
 def chunk_many(

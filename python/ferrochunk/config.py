@@ -11,7 +11,14 @@ from ._percent import normalize_overlapped_percent
 from ._validate import describe, require_int
 from .errors import ConfigError, ConfigTypeError
 
-__all__ = ["DelimiterMerge", "MergeStrategy", "ParentChild", "Recursive", "TokenWindows"]
+__all__ = [
+    "CleanRules",
+    "DelimiterMerge",
+    "MergeStrategy",
+    "ParentChild",
+    "Recursive",
+    "TokenWindows",
+]
 
 
 class MergeStrategy(str, Enum):
@@ -181,3 +188,24 @@ class ParentChild:
             raise ConfigTypeError(
                 f"ParentChild.child must be a Recursive, got {describe(self.child)}"
             )
+
+
+@dataclass(frozen=True, slots=True)
+class CleanRules:
+    """Dify's cleaning before segmentation, with offsets kept in the original text.
+
+    Always: ``<|``/``|>`` become ``<``/``>`` and control characters (and U+FFFE) are
+    removed. ``remove_extra_spaces`` turns 3+ newlines into two and runs of spaces and tabs
+    into one space; ``remove_urls_emails`` deletes emails and bare URLs but keeps Markdown
+    links and images whole. Chunks hold the cleaned text; their offsets index the original.
+    """
+
+    _: KW_ONLY
+    remove_extra_spaces: bool = False
+    remove_urls_emails: bool = False
+
+    def __post_init__(self) -> None:
+        for field in ("remove_extra_spaces", "remove_urls_emails"):
+            value = getattr(self, field)
+            if not isinstance(value, bool):
+                raise ConfigTypeError(f"CleanRules.{field} must be a bool, got {describe(value)}")
