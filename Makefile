@@ -46,6 +46,7 @@ bench: install-dev
 		--benchmark-json=target/bench.json -q
 	$(PY) benches/report.py target/bench.json
 
-# Long property-test run, kept out of the default suite.
+# Long property-test run and the large-input tests, kept out of the default suite.
 fuzz: install-dev
 	FERROCHUNK_MAX_EXAMPLES=5000 $(BIN)/pytest -q tests -k "equals_reference or invariants or tiktoken"
+	$(BIN)/pytest -q tests -m slow

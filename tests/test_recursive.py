@@ -161,3 +161,17 @@ def test_parent_child_bad_config():
         fc.ParentChild("paragraph", child=fc.Recursive(8))
     with pytest.raises(ConfigTypeError, match=r"ParentChild\.child"):
         fc.ParentChild("full-doc", child=8)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_a_20_mb_line_without_separators():
+    """Issue #4: a 20 MB single line finishes (run with -m slow)."""
+    from ferrochunk.compat import dify
+
+    text = "x" * 20_000_000
+    chunks = fc.chunk(text, fc.Recursive(512))
+    assert "".join(c.text for c in chunks) == text
+    pieces = dify.FixedRecursiveCharacterTextSplitter(chunk_size=500, chunk_overlap=50).split_text(
+        text
+    )
+    assert all(len(p) <= 500 for p in pieces)
