@@ -5,11 +5,11 @@
 //!   downloaded at build or run time. Pieces come from `pretokenize.rs`.
 //! - Most pre-tokenized pieces are one vocabulary entry. A hash lookup answers
 //!   those without running BPE at all.
-//! - Short multi-token pieces are merged with tiktoken's own algorithm (lowest
-//!   rank first over a small vector of parts), which beats the general-purpose
-//!   backtracking encoder on the few-byte pieces that dominate real text; long
-//!   pieces (a 5 MB run of letters is one piece) keep bpe's linear-time
-//!   backtracking, so the quadratic merge never sees them.
+//! - Pieces up to 128 bytes are merged with tiktoken's own algorithm (lowest
+//!   rank first, leftmost on ties), with ranks looked up by (left id, right id):
+//!   a linear scan for a few parts, a min-heap over a linked list for longer
+//!   ones (CJK runs). Longer pieces (a 5 MB run of letters is one piece) keep
+//!   bpe's linear-time backtracking encoder.
 //! - Multi-token pieces repeat a lot inside one document ("Shakespeare's",
 //!   CJK runs), so their encodings are memoised per call. The memo is bounded
 //!   and per call, so it needs no lock and cannot grow without limit.
@@ -122,6 +122,15 @@ impl Engine {
     /// lookup of two ids (`pairs`) rather than of a byte slice.
     /// `parts[i] = (token of part i, rank of merging it with part i + 1)`.
     fn merge_short(&self, piece: &[u8], out: &mut Vec<u32>) {
+        // A scan over a few parts beats a heap; long pieces (CJK runs) want the heap.
+        if piece.len() <= HEAP_FROM {
+            self.merge_scan(piece, out);
+        } else {
+            self.merge_heap(piece, out);
+        }
+    }
+
+    fn merge_scan(&self, piece: &[u8], out: &mut Vec<u32>) {
         let mut parts: Vec<(u32, u32)> = piece
             .iter()
             .map(|&b| (self.byte_ids[b as usize], u32::MAX))
@@ -153,11 +162,58 @@ impl Engine {
         }
         out.extend(parts.iter().map(|p| p.0));
     }
+
+    fn merge_heap(&self, piece: &[u8], out: &mut Vec<u32>) {
+        // Parts form a linked list over byte positions; a min-heap of (rank, position)
+        // picks the lowest rank, leftmost first, as tiktoken's scan does. Stale heap
+        // entries (a part that merged or whose rank changed) are skipped when popped.
+        let n = piece.len();
+        let mut token: Vec<u32> = piece.iter().map(|&b| self.byte_ids[b as usize]).collect();
+        let mut rank = vec![u32::MAX; n];
+        let mut next: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+        let mut heap = std::collections::BinaryHeap::with_capacity(n);
+        for (i, w) in piece.windows(2).enumerate() {
+            rank[i] = self.byte_pairs[usize::from(w[0]) << 8 | usize::from(w[1])];
+            if rank[i] != u32::MAX {
+                heap.push(std::cmp::Reverse((rank[i], i)));
+            }
+        }
+        while let Some(std::cmp::Reverse((r, i))) = heap.pop() {
+            if token[i] == u32::MAX || rank[i] != r {
+                continue;
+            }
+            let j = next[i];
+            token[i] = r;
+            token[j] = u32::MAX;
+            next[i] = next[j];
+            if next[i] < n {
+                prev[next[i]] = i;
+                rank[i] = self.pair_rank(r, token[next[i]]);
+                if rank[i] != u32::MAX {
+                    heap.push(std::cmp::Reverse((rank[i], i)));
+                }
+            } else {
+                rank[i] = u32::MAX;
+            }
+            let p = prev[i];
+            if p < n {
+                rank[p] = self.pair_rank(token[p], r);
+                if rank[p] != u32::MAX {
+                    heap.push(std::cmp::Reverse((rank[p], p)));
+                }
+            }
+        }
+        out.extend(token.into_iter().filter(|&t| t != u32::MAX));
+    }
 }
 
 fn pair_key(left: u32, right: u32) -> u64 {
     (u64::from(left) << 32) | u64::from(right)
 }
+
+/// Pieces longer than this merge with a heap instead of a linear scan.
+const HEAP_FROM: usize = 24;
 
 /// Pieces up to this many bytes use the quadratic-but-tight `merge_short`.
 const SHORT_PIECE: usize = 128;
@@ -413,7 +469,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn short_merge_equals_backtracking(piece in proptest::collection::vec(any::<u8>(), 0..64)) {
+        fn short_merge_equals_backtracking(piece in proptest::collection::vec(any::<u8>(), 0..130)) {
             for enc in [Encoding::Cl100kBase, Encoding::O200kBase] {
                 let engine = enc.engine();
                 let mut ours = Vec::new();
