@@ -129,6 +129,29 @@ def _rebuild(paragraphs: list[tuple[str, Any, int]], group: list[int]) -> str:
     return text
 
 
+def merge_sections(
+    secs: list[tuple[Any, Any]],
+    chunk_token_num: Any,
+    delimiter: Any,
+    overlapped_percent: Any,
+    strategy: Any,
+    count: Count,
+) -> tuple[list[str], list[list[int]]]:
+    """§6.2/§6.3 on shaped sections: the chunks and, for each, the section index of each
+    of its paragraphs (the twin of ``rust/families/ragflow/naive.rs``)."""
+    dels = parse_delimiter_field(delimiter)
+    if has_wrapped_delimiter(delimiter):
+        pattern = compile_delimiter_pattern(dels)
+        pieces = [(p, pos, k) for k, (text, pos) in enumerate(secs) for p in _pieces(text, pattern)]
+        return [_custom_piece(p, pos, count) for p, pos, _ in pieces], [[k] for *_, k in pieces]
+    paragraphs = _paragraphs(secs, dels)
+    sizes = [count(p[0]) for p in paragraphs]
+    groups = merge_groups(sizes, chunk_token_num, strategy, overlapped_percent)
+    chunks = [_rebuild(paragraphs, g) for g in groups]
+    sources = [[paragraphs[i][2] for i in g] for g in groups]
+    return apply_overlap(chunks, overlapped_percent), sources
+
+
 def naive_merge(
     sections: Any,
     chunk_token_num: Any = 128,
@@ -142,19 +165,7 @@ def naive_merge(
     if not sections:
         return []
     secs = section_pairs(sections)
-    dels = parse_delimiter_field(delimiter)
-    if has_wrapped_delimiter(delimiter):
-        pattern = compile_delimiter_pattern(dels)
-        return [
-            _custom_piece(piece, pos, count)
-            for text, pos in secs
-            for piece in _pieces(text, pattern)
-        ]
-    paragraphs = _paragraphs(secs, dels)
-    sizes = [count(p[0]) for p in paragraphs]
-    groups = merge_groups(sizes, chunk_token_num, strategy, overlapped_percent)
-    chunks = [_rebuild(paragraphs, g) for g in groups]
-    return apply_overlap(chunks, overlapped_percent)
+    return merge_sections(secs, chunk_token_num, delimiter, overlapped_percent, strategy, count)[0]
 
 
 def image_sections(texts: Any) -> list[tuple[Any, Any]]:
@@ -189,25 +200,13 @@ def naive_merge_with_images(
     count: Count = num_tokens_from_string,
 ) -> tuple[list[str], list[Any]]:
     """§7: ``naive_merge`` where every section carries an image; a chunk's image stacks
-    the images of its paragraphs."""
+    the images of its paragraphs (a hard-split piece keeps its section's image as is)."""
     if not texts or len(texts) != len(images):
         return [], []
-    secs = image_sections(texts)
-    dels = parse_delimiter_field(delimiter)
-    if has_wrapped_delimiter(delimiter):
-        pattern = compile_delimiter_pattern(dels)
-        chunks, out_images = [], []
-        for (text, pos), image in zip(secs, images, strict=True):
-            for piece in _pieces(text, pattern):
-                chunks.append(_custom_piece(piece, pos, count))
-                out_images.append(image)
-        return chunks, out_images
-    paragraphs = _paragraphs(secs, dels)
-    sizes = [count(p[0]) for p in paragraphs]
-    groups = merge_groups(sizes, chunk_token_num, strategy, overlapped_percent)
-    chunks = [_rebuild(paragraphs, g) for g in groups]
-    group_images = [fold_images([images[paragraphs[i][2]] for i in g]) for g in groups]
-    return apply_overlap(chunks, overlapped_percent), group_images
+    chunks, sources = merge_sections(
+        image_sections(texts), chunk_token_num, delimiter, overlapped_percent, strategy, count
+    )
+    return chunks, [fold_images([images[k] for k in ks]) for ks in sources]
 
 
 # -- §8 naive_merge_docx ------------------------------------------------------------
