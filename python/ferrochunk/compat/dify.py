@@ -104,6 +104,13 @@ def length_function(name: str) -> Callable[[list[str]], list[int]]:
     return _mark(lengths, "cl100k_base:strict")
 
 
+def _native_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Constructor kwargs with a ``Tokenizer.count`` turned into the batch protocol."""
+    if "length_function" in kwargs:
+        kwargs["length_function"] = _batch_lengths(kwargs["length_function"])
+    return kwargs
+
+
 class _Native:
     """What decides whether a splitter can run natively, and in which length mode."""
 
@@ -124,12 +131,27 @@ class _Native:
         )
         return _length_mode(self._length_function) if ok else None
 
+    def _native_split(self, split: Callable[..., list[str]], text: str) -> list[str] | None:
+        """``split`` run natively, or None when the Python route must take it."""
+        mode = self._native_mode(text)
+        if mode is None:
+            return None
+        try:
+            return split(
+                text,
+                list(self._separators),
+                self._chunk_size,
+                self._chunk_overlap,
+                bool(self._keep_separator),
+                mode,
+            )
+        except UnicodeEncodeError:  # lone surrogates have no UTF-8 form
+            return None
+
 
 class TextSplitter(_ts.TextSplitter, _Native):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if "length_function" in kwargs:
-            kwargs["length_function"] = _batch_lengths(kwargs["length_function"])
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, **_native_kwargs(kwargs))
 
     _separators: Any = ()
 
@@ -150,25 +172,11 @@ class TextSplitter(_ts.TextSplitter, _Native):
 
 class RecursiveCharacterTextSplitter(_ts.RecursiveCharacterTextSplitter, _Native):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if "length_function" in kwargs:
-            kwargs["length_function"] = _batch_lengths(kwargs["length_function"])
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, **_native_kwargs(kwargs))
 
     def split_text(self, text: str) -> list[str]:
-        mode = self._native_mode(text)
-        if mode is not None:
-            try:
-                return _native.dify_recursive_split(
-                    text,
-                    list(self._separators),
-                    self._chunk_size,
-                    self._chunk_overlap,
-                    bool(self._keep_separator),
-                    mode,
-                )
-            except UnicodeEncodeError:
-                pass
-        return super().split_text(text)
+        chunks = self._native_split(_native.dify_recursive_split, text)
+        return super().split_text(text) if chunks is None else chunks
 
 
 class EnhanceRecursiveCharacterTextSplitter(
@@ -179,25 +187,11 @@ class EnhanceRecursiveCharacterTextSplitter(
 
 class FixedRecursiveCharacterTextSplitter(_ts.FixedRecursiveCharacterTextSplitter, _Native):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if "length_function" in kwargs:
-            kwargs["length_function"] = _batch_lengths(kwargs["length_function"])
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, **_native_kwargs(kwargs))
 
     def recursive_split_text(self, text: str) -> list[str]:
-        mode = self._native_mode(text)
-        if mode is not None:
-            try:
-                return _native.dify_fixed_recursive_split(
-                    text,
-                    list(self._separators),
-                    self._chunk_size,
-                    self._chunk_overlap,
-                    bool(self._keep_separator),
-                    mode,
-                )
-            except UnicodeEncodeError:
-                pass
-        return super().recursive_split_text(text)
+        chunks = self._native_split(_native.dify_fixed_recursive_split, text)
+        return super().recursive_split_text(text) if chunks is None else chunks
 
 
 def _split_text_with_regex(text: str, separator: str, keep_separator: bool) -> list[str]:
