@@ -3,6 +3,7 @@
 //! The core modules below never see a PyO3 type; `python` (behind the `python`
 //! cargo feature) is the only place that talks to the interpreter.
 
+pub mod breaks;
 pub mod chunk;
 pub mod error;
 pub mod families;
@@ -10,6 +11,7 @@ pub mod merge;
 pub mod offsets;
 pub mod pretokenize;
 pub mod scan;
+pub mod sentence_windows;
 pub mod slice;
 pub mod tokenize;
 

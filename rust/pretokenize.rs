@@ -33,6 +33,10 @@ const O200K: &str = concat!(
 const LOOKAHEAD: &str = r"\s+\s";
 const SPACES: &str = r"\s+";
 
+/// ECMAScript WhiteSpace + LineTerminator: what `\s` means to js-tiktoken. It has
+/// U+FEFF and lacks U+0085, unlike Unicode `White_Space`.
+const JS_SPACE: &str = r"\t\n\x0B\x0C\r\x20\xA0\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+
 /// Splits text into the pieces tiktoken encodes one by one.
 pub struct Pretokenizer {
     regex: Regex,
@@ -56,9 +60,36 @@ impl Pretokenizer {
         Self::new(O200K, false)
     }
 
+    /// js-tiktoken's `cl100k_base` split: its build spells `(?i:...)` out in ASCII
+    /// case pairs (so `'ſ` is no contraction) and JavaScript evaluates `\s`.
+    ///
+    /// # Errors
+    /// Only if the built-in pattern failed to compile.
+    pub fn cl100k_js() -> Result<Self> {
+        let js = |pattern: &str| {
+            pattern
+                .replace(r"[^\s", &format!("[^{JS_SPACE}"))
+                .replace(r"\s", &format!("[{JS_SPACE}]"))
+        };
+        let main = js(CL100K).replace(
+            "(?i:'s|'t|'re|'ve|'m|'ll|'d)",
+            "'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD]",
+        );
+        Self::with_spaces(&main, &js(LOOKAHEAD), &js(SPACES), true)
+    }
+
     fn new(main: &str, ascii_fast_path: bool) -> Result<Self> {
+        Self::with_spaces(main, LOOKAHEAD, SPACES, ascii_fast_path)
+    }
+
+    fn with_spaces(
+        main: &str,
+        lookahead: &str,
+        spaces: &str,
+        ascii_fast_path: bool,
+    ) -> Result<Self> {
         let regex =
-            Regex::new_many(&[main, LOOKAHEAD, SPACES]).map_err(|e| Error::InvalidConfig {
+            Regex::new_many(&[main, lookahead, spaces]).map_err(|e| Error::InvalidConfig {
                 field: "pretokenizer pattern",
                 value: e.to_string(),
                 expected: "a pattern regex-automata compiles",
@@ -269,7 +300,14 @@ mod tests {
 
         #[test]
         fn fast_path_equals_regex_on_any_text(text in "\\PC{0,30}") {
-            let pre = Pretokenizer::cl100k().unwrap();
+            for pre in [Pretokenizer::cl100k().unwrap(), Pretokenizer::cl100k_js().unwrap()] {
+                prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
+            }
+        }
+
+        #[test]
+        fn js_fast_path_equals_regex(text in "[a-z' \n\r\t0-9.ſ\u{a0}\u{3000}\u{85}\u{feff}]{0,40}") {
+            let pre = Pretokenizer::cl100k_js().unwrap();
             prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
         }
     }

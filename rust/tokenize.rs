@@ -31,6 +31,9 @@ use crate::pretokenize::Pretokenizer;
 pub enum Encoding {
     Cl100kBase,
     O200kBase,
+    /// `cl100k_base` as js-tiktoken splits it (JavaScript `\s`, ASCII-only case
+    /// folding). Same vocabulary; only the VoltAgent compat layer uses it.
+    Cl100kJs,
 }
 
 /// Token ids and the byte offset where each token starts.
@@ -232,6 +235,9 @@ static CL100K: LazyLock<Engine> = LazyLock::new(|| {
     )
 });
 
+static CL100K_JS_SPLIT: LazyLock<Option<Pretokenizer>> =
+    LazyLock::new(|| Pretokenizer::cl100k_js().ok());
+
 static O200K: LazyLock<Engine> = LazyLock::new(|| {
     Engine::new(
         bpe_openai::o200k_base(),
@@ -285,6 +291,7 @@ impl Encoding {
         match name {
             "cl100k" | "cl100k_base" => Ok(Encoding::Cl100kBase),
             "o200k" | "o200k_base" => Ok(Encoding::O200kBase),
+            "cl100k_js" => Ok(Encoding::Cl100kJs),
             _ => Err(Error::UnknownTokenizer {
                 name: name.to_owned(),
             }),
@@ -296,13 +303,21 @@ impl Encoding {
         match self {
             Encoding::Cl100kBase => "cl100k_base",
             Encoding::O200kBase => "o200k_base",
+            Encoding::Cl100kJs => "cl100k_js",
         }
     }
 
     fn engine(self) -> &'static Engine {
         match self {
-            Encoding::Cl100kBase => &CL100K,
+            Encoding::Cl100kBase | Encoding::Cl100kJs => &CL100K,
             Encoding::O200kBase => &O200K,
+        }
+    }
+
+    fn pretokenizer(self) -> Option<&'static Pretokenizer> {
+        match self {
+            Encoding::Cl100kJs => CL100K_JS_SPLIT.as_ref(),
+            _ => self.engine().pre.as_ref(),
         }
     }
 
@@ -317,7 +332,7 @@ impl Encoding {
                 None => f(start, memo.get_or_encode(engine, piece)),
             }
         };
-        match &engine.pre {
+        match self.pretokenizer() {
             Some(pre) => pre.for_each_piece(text, &mut piece),
             None => {
                 let base = text.as_ptr() as usize;
@@ -372,6 +387,50 @@ impl Encoding {
         n
     }
 
+    /// `count(&text[..k])` for every byte position `k`, from one pass over `text`.
+    ///
+    /// A prefix splits into the same pieces as the whole text up to the first piece
+    /// whose match looked at a character at or past `k`. For cl100k that is its end,
+    /// or the end of the white-space run it starts with (`\s*[\r\n]+` and
+    /// `\s+(?!\S)` read the whole run). Only the tail from there is encoded again.
+    /// o200k's optional contraction suffix looks further ahead, so its prefixes are
+    /// counted directly. Positions must be character boundaries of `text`.
+    pub fn prefix_counts(self, text: &str, positions: &[usize]) -> Vec<usize> {
+        if self == Encoding::O200kBase {
+            return positions.iter().map(|&k| self.count(&text[..k])).collect();
+        }
+        let mut starts = Vec::new();
+        let mut tokens_before = vec![0usize];
+        self.for_each_piece(text, |start, tokens| {
+            starts.push(start);
+            tokens_before.push(tokens_before[tokens_before.len() - 1] + tokens.len());
+        });
+        // Running maximum of the last position each piece's match examined.
+        let mut horizon = Vec::with_capacity(starts.len());
+        let mut seen = 0;
+        for (j, &start) in starts.iter().enumerate() {
+            let end = starts.get(j + 1).copied().unwrap_or(text.len());
+            let run_end = text[start..]
+                .char_indices()
+                .find(|&(_, c)| !(c.is_whitespace() || is_js_space(c)))
+                .map_or(text.len(), |(i, _)| start + i);
+            seen = seen.max(end).max(run_end);
+            horizon.push(seen);
+        }
+        positions
+            .iter()
+            .map(|&k| {
+                if k >= text.len() {
+                    return tokens_before[starts.len()];
+                }
+                // Pieces whose matches stayed strictly before `k` are shared.
+                let shared = horizon.partition_point(|&h| h < k);
+                let from = starts.get(shared).copied().unwrap_or(text.len()).min(k);
+                tokens_before[shared] + self.count(&text[from..k])
+            })
+            .collect()
+    }
+
     /// Counts many texts in parallel on the current rayon pool.
     pub fn count_batch(self, texts: &[&str]) -> Vec<usize> {
         texts.par_iter().map(|t| self.count(t)).collect()
@@ -380,12 +439,18 @@ impl Encoding {
     /// True when the text contains a special-token string, which tiktoken's
     /// default `encode` refuses.
     pub fn contains_special_token(self, text: &str) -> bool {
-        memchr::memmem::find_iter(text.as_bytes(), b"<|").any(|at| {
+        self.first_special_token(text).is_some()
+    }
+
+    /// The left-most special-token string in the text, if any.
+    pub fn first_special_token(self, text: &str) -> Option<&'static str> {
+        memchr::memmem::find_iter(text.as_bytes(), b"<|").find_map(|at| {
             let rest = &text.as_bytes()[at..];
             self.engine()
                 .specials
                 .iter()
-                .any(|s| rest.starts_with(s.as_bytes()))
+                .find(|s| rest.starts_with(s.as_bytes()))
+                .copied()
         })
     }
 
@@ -394,6 +459,12 @@ impl Encoding {
         let bpe = &self.engine().bpe.bpe;
         ((id as usize) < bpe.num_tokens()).then(|| bpe.token_bytes(id))
     }
+}
+
+/// ECMAScript white space that Unicode `White_Space` lacks (U+FEFF); the rest of
+/// the JavaScript set is Unicode white space too.
+fn is_js_space(c: char) -> bool {
+    c == '\u{feff}'
 }
 
 /// Rejects texts whose byte offsets do not fit `u32`.
@@ -411,6 +482,21 @@ pub fn check_len(text: &str) -> Result<()> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn js_split_reads_feff_as_white_space() {
+        // js-tiktoken: U+FEFF is `\s`, U+0085 is not; `'ſ` is no contraction.
+        let (js, stock) = (Encoding::Cl100kJs, Encoding::Cl100kBase);
+        assert_eq!(
+            js.encode_ids("hello world"),
+            stock.encode_ids("hello world")
+        );
+        assert_ne!(
+            js.encode_ids("  \u{feff}  x"),
+            stock.encode_ids("  \u{feff}  x")
+        );
+        assert_eq!(Encoding::from_name("cl100k_js"), Ok(Encoding::Cl100kJs));
+    }
 
     #[test]
     fn known_counts_match_tiktoken() {
@@ -498,6 +584,22 @@ mod tests {
                     bytes.extend_from_slice(enc.token_bytes(id).unwrap());
                 }
                 prop_assert_eq!(bytes, text.as_bytes());
+            }
+        }
+            #[test]
+        fn prefix_counts_equal_direct_counts(
+            text in "[a-zA-Z0-9' .,!?\n\r\t\u{a0}\u{3000}\u{feff}\u{85}ſ你好😀]{0,48}",
+            cuts in proptest::collection::vec(0usize..64, 0..8),
+        ) {
+            let mut positions: Vec<usize> = cuts
+                .into_iter()
+                .map(|c| c.min(text.len()))
+                .filter(|&c| text.is_char_boundary(c))
+                .collect();
+            positions.push(text.len());
+            for enc in [Encoding::Cl100kBase, Encoding::Cl100kJs, Encoding::O200kBase] {
+                let direct: Vec<usize> = positions.iter().map(|&k| enc.count(&text[..k])).collect();
+                prop_assert_eq!(enc.prefix_counts(&text, &positions), direct);
             }
         }
     }

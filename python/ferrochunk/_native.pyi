@@ -30,9 +30,14 @@ __all__ = [
     "ragflow_parser_txt",
     "ragflow_remove_tag",
     "recursive",
+    "sentence_windows",
     "token_windows",
     "token_windows_from_starts",
     "token_windows_many",
+    "voltagent_counts",
+    "voltagent_prefix_counts",
+    "voltagent_token_ends",
+    "voltagent_token_values",
 ]
 
 def encode(encoding: str, text: str) -> npt.NDArray[np.uint32]:
@@ -191,3 +196,31 @@ def ragflow_parser_txt(
     txt: str, delimiter: str, keep_delimiters: bool, cap: float, threshold: float
 ) -> list[str]:
     """[9] The merged chunks of ``parser_txt`` (without the ``""`` second element)."""
+
+def sentence_windows(
+    text: str,
+    encoding: str | None,
+    byte_starts: npt.NDArray[np.uint32] | None,
+    safe_max: int,
+    overlap_tokens: int,
+    break_classes: list[list[str]],
+) -> npt.NDArray[np.int64]:
+    """``SentenceWindows``: ``(n, 8)`` rows (the six span columns, ``overlap_tokens``,
+    ``oversize``), tokenizing with ``encoding`` or taking a user tokenizer's
+    ``byte_starts``. A break entry is a character, or a character and a space (the
+    character when white space or the end follows); classes are best first."""
+
+# VoltAgent compat (``ferrochunk.compat.voltagent``): js-tiktoken cl100k_base as upstream
+# sees it. Texts holding special-token strings raise ValueError, as js-tiktoken does.
+def voltagent_token_ends(text: str) -> npt.NDArray[np.uint64]:
+    """Each token's end in UTF-16 units: the running sum of decoded token lengths."""
+
+def voltagent_token_values(text: str) -> list[str]:
+    """Each token's bytes decoded on their own (WHATWG ``TextDecoder``)."""
+
+def voltagent_counts(texts: list[str]) -> npt.NDArray[np.int64]:
+    """``countTokens`` of each text, in parallel."""
+
+def voltagent_prefix_counts(text: str, positions: npt.NDArray[np.uint64]) -> npt.NDArray[np.int64]:
+    """``countTokens(text.slice(0, k))`` for each UTF-16 position, from one pass
+    (``OffsetsError`` for a position inside a surrogate pair or past the end)."""

@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._replay import dify, ragflow
+from ._replay import dify, ragflow, voltagent
 from ._replay.codec import decode, encode, encode_error
 from ._validate import require_choice
 
@@ -38,7 +38,18 @@ Handler = Callable[[Any, Mapping[str, Any]], Any]
 _REPLAYS: dict[str, tuple[str, Handler]] = {
     **{fn: ("ragflow", handler) for fn, handler in ragflow.HANDLERS.items()},
     **{fn: ("dify", handler) for fn, handler in dify.HANDLERS.items()},
+    **{fn: ("voltagent", handler) for fn, handler in voltagent.HANDLERS.items()},
 }
+"""Keyed by record ``fn``, or by ``fn@variant`` where a record's ``variant`` (VoltAgent's
+``patched-token-overlap``) changes the call; a variant without its own key uses ``fn``."""
+
+
+def _replay_key(record: Mapping[str, Any]) -> Any:
+    fn = record.get("fn")
+    variant = record.get("variant")
+    if variant is not None and f"{fn}@{variant}" in _REPLAYS:
+        return f"{fn}@{variant}"
+    return fn
 
 
 def family_of(record: Mapping[str, Any]) -> str:
@@ -47,10 +58,10 @@ def family_of(record: Mapping[str, Any]) -> str:
     Raises:
         LookupError: no replay exists for the record's ``fn`` (its family is not built).
     """
-    fn = record.get("fn")
-    if fn not in _REPLAYS:
-        raise LookupError(f"no replay for fn {fn!r}; its family is not built yet")
-    return _REPLAYS[fn][0]
+    key = _replay_key(record)
+    if key not in _REPLAYS:
+        raise LookupError(f"no replay for fn {record.get('fn')!r}; its family is not built yet")
+    return _REPLAYS[key][0]
 
 
 def replay(record: Mapping[str, Any], backend: str = "native") -> Any:
@@ -59,7 +70,7 @@ def replay(record: Mapping[str, Any], backend: str = "native") -> Any:
     """
     require_choice("backend", backend, _BACKENDS)
     family = family_of(record)
-    _, handler = _REPLAYS[record["fn"]]
+    _, handler = _REPLAYS[_replay_key(record)]
     package = "compat" if backend == "native" else "reference"
     module = importlib.import_module(f"ferrochunk.{package}.{family}")
     try:

@@ -3,3 +3,4 @@
 pub mod dify;
 pub mod dify_contract;
 pub mod ragflow;
+pub mod voltagent;

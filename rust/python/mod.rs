@@ -12,8 +12,10 @@ mod dify;
 mod errors;
 mod ragflow;
 mod recursive;
+mod sentence_windows;
 mod threads;
 mod tokenize;
+mod voltagent;
 
 #[pymodule]
 #[pyo3(name = "_native")]
@@ -44,5 +46,10 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ragflow::py_merge_groups, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_naive_merge, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_parser_txt, m)?)?;
+    m.add_function(wrap_pyfunction!(sentence_windows::py_sentence_windows, m)?)?;
+    m.add_function(wrap_pyfunction!(voltagent::py_token_ends, m)?)?;
+    m.add_function(wrap_pyfunction!(voltagent::py_token_values, m)?)?;
+    m.add_function(wrap_pyfunction!(voltagent::py_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(voltagent::py_prefix_counts, m)?)?;
     Ok(())
 }
