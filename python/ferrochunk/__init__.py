@@ -15,6 +15,7 @@ from .config import (
     MergeStrategy,
     ParentChild,
     Recursive,
+    SentenceWindows,
     TokenWindows,
 )
 from .errors import FerrochunkError
@@ -31,6 +32,7 @@ __all__ = [
     "MergeStrategy",
     "ParentChild",
     "Recursive",
+    "SentenceWindows",
     "TokenWindows",
     "Tokenizer",
     "chunk",

@@ -12,26 +12,43 @@ import numpy as np
 
 from . import _clean, _contract, _native, _parent_child
 from ._validate import describe, require_choice, require_int, require_str
-from .config import CleanRules, DelimiterMerge, ParentChild, Recursive, TokenWindows
+from .config import (
+    CleanRules,
+    DelimiterMerge,
+    ParentChild,
+    Recursive,
+    SentenceWindows,
+    TokenWindows,
+)
 from .errors import ConfigTypeError, InputTypeError
 from .reference import recursive as ref_recursive
+from .reference import sentence_windows as ref_sentences
 from .reference import windows as ref_windows
 from .tokenizers import Tokenizer, offset_safe, resolve, utf8_safe
 from .types import Chunk, SpanArray
 
 __all__ = ["Config", "chunk", "chunk_items", "chunk_many", "chunk_spans"]
 
-Config = TokenWindows | DelimiterMerge | Recursive | ParentChild
+Config = TokenWindows | DelimiterMerge | Recursive | ParentChild | SentenceWindows
 _BACKENDS = ("native", "reference")
 
 
 def _require_config(config: Any) -> Config:
-    if not isinstance(config, TokenWindows | DelimiterMerge | Recursive | ParentChild):
+    if not isinstance(
+        config, TokenWindows | DelimiterMerge | Recursive | ParentChild | SentenceWindows
+    ):
         raise ConfigTypeError(
-            "config must be a TokenWindows, DelimiterMerge, Recursive or ParentChild, "
-            f"got {describe(config)}"
+            "config must be a TokenWindows, DelimiterMerge, Recursive, ParentChild or "
+            f"SentenceWindows, got {describe(config)}"
         )
     return config
+
+
+def _tokenizer(config: Config, tokenizer: Tokenizer | str | None) -> Tokenizer:
+    """The call's tokenizer, else the config's own (``SentenceWindows.tokenizer``), else cl100k."""
+    if tokenizer is None and isinstance(config, SentenceWindows):
+        tokenizer = config.tokenizer
+    return resolve(tokenizer)
 
 
 def _window_spans(text: str, config: TokenWindows, tok: Tokenizer, backend: str) -> SpanArray:
@@ -67,6 +84,33 @@ def _recursive_rows(text: str, config: Recursive, tok: Tokenizer, backend: str) 
     return _native.recursive(text, None, starts, *args, keep_end)
 
 
+def _sentence_rows(text: str, config: SentenceWindows, tok: Tokenizer, backend: str) -> Any:
+    """``(n, 8)`` rows: the six span columns, then ``overlap_tokens`` and ``oversize``."""
+    args = (config.safe_max, config.overlap_tokens, [list(c) for c in config.break_classes])
+    if backend == "reference":
+        _, starts = tok.encode_with_offsets(text)
+        rows = ref_sentences.sentence_windows(text, starts.tolist(), *args)
+        return np.asarray(rows, dtype=np.int64).reshape(len(rows), 8)
+    if tok.native_encoding is not None:
+        return _native.sentence_windows(text, tok.native_encoding, None, *args)
+    _, starts = tok.encode_with_offsets(text)
+    return _native.sentence_windows(text, None, starts, *args)
+
+
+def _build_sentence_windows(source: str, rows: Any) -> list[Chunk]:
+    out = []
+    prev_end = 0
+    for i, row in enumerate(rows.tolist()):
+        metadata = {
+            "overlap_tokens": row[6],
+            "overlap_chars": prev_end - row[4] if i else 0,
+            "oversize": bool(row[7]),
+        }
+        out.append(Chunk.from_span(source, row, i, metadata))
+        prev_end = row[5]
+    return out
+
+
 def _build_windows(source: str, spans: SpanArray) -> list[Chunk]:
     return [Chunk.from_span(source, row, i) for i, row in enumerate(spans.tolist())]
 
@@ -96,6 +140,9 @@ def _compute(text: str, config: Config, tok: Tokenizer, backend: str) -> Any:
     if isinstance(config, ParentChild):
         pc = config
         return _with_utf8(lambda t: _parent_child.rows(t, pc, tok, backend), text, tok, backend)
+    if isinstance(config, SentenceWindows):
+        sw = config
+        return _with_utf8(lambda t: _sentence_rows(t, sw, tok, backend), text, tok, backend)
     windows = config
     return _with_utf8(lambda t: _window_spans(t, windows, tok, backend), text, tok, backend)
 
@@ -106,7 +153,7 @@ def _checked(
     require_str("text", text)
     config = _require_config(config)
     require_choice("backend", backend, _BACKENDS)
-    return text, config, resolve(tokenizer), backend
+    return text, config, _tokenizer(config, tokenizer), backend
 
 
 def chunk_spans(
@@ -128,7 +175,7 @@ def chunk_spans(
     if isinstance(config, ParentChild):
         parents: SpanArray = result[0][:, :6]
         return parents
-    spans: SpanArray = result[:, :6] if isinstance(config, Recursive) else result
+    spans: SpanArray = result[:, :6] if isinstance(config, Recursive | SentenceWindows) else result
     return spans
 
 
@@ -159,6 +206,8 @@ def chunk(
             Chunk.from_span(text, row, i, {"oversize": bool(row[6])})
             for i, row in enumerate(result.tolist())
         ]
+    if isinstance(config, SentenceWindows):
+        return _build_sentence_windows(text, result)
     return _build_windows(text, result)
 
 
@@ -226,7 +275,7 @@ def chunk_many(
     config = _require_config(config)
     if threads is not None:
         threads = require_int("threads", threads, minimum=1)
-    tok = resolve(tokenizer)
+    tok = _tokenizer(config, tokenizer)
     encoding = tok.native_encoding
     if not isinstance(config, TokenWindows) or encoding is None:
         # The native calls release the GIL, so Python threads run them in parallel.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
 from enum import Enum
@@ -10,6 +11,7 @@ from typing import Any
 from ._percent import normalize_overlapped_percent
 from ._validate import describe, require_int
 from .errors import ConfigError, ConfigTypeError
+from .tokenizers import Tokenizer
 
 __all__ = [
     "CleanRules",
@@ -17,6 +19,7 @@ __all__ = [
     "MergeStrategy",
     "ParentChild",
     "Recursive",
+    "SentenceWindows",
     "TokenWindows",
 ]
 
@@ -209,3 +212,102 @@ class CleanRules:
             value = getattr(self, field)
             if not isinstance(value, bool):
                 raise ConfigTypeError(f"CleanRules.{field} must be a bool, got {describe(value)}")
+
+
+BREAK_CLASSES: tuple[tuple[str, ...], ...] = (
+    ("\n",),
+    ("。", "！", "？", "!", "?", ". ", "… ", "； "),
+    ("，", "；", "：", ",", ";", ":", "、"),
+    (" ", "\t"),
+)
+"""The token-aware plan's break points, best first: newline, sentence end, clause, white
+space. ``"x "`` means ``x`` only when white space or the end follows (``3.14`` is no
+sentence end). The first two classes end sentences."""
+
+
+def _real(field: str, value: Any, low: float, high: float, *, low_open: bool) -> float:
+    """A real number in (low, high] (``low_open``) or [low, high)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ConfigTypeError(f"{field} must be a number, got {describe(value)}")
+    number = float(value)
+    inside = (low < number <= high) if low_open else (low <= number < high)
+    if not inside:  # NaN fails both comparisons
+        interval = f"({low}, {high}]" if low_open else f"[{low}, {high})"
+        raise ConfigError(f"{field} must be in {interval}, got {describe(value)}")
+    return number
+
+
+def _break_classes(value: Any) -> tuple[tuple[str, ...], ...]:
+    field = "SentenceWindows.break_classes"
+    if isinstance(value, str) or not isinstance(value, Sequence) or not value:
+        raise ConfigTypeError(
+            f"{field} must be a non-empty sequence of string sequences, got {describe(value)}"
+        )
+    out = []
+    for k, group in enumerate(value):
+        if isinstance(group, str) or not isinstance(group, Sequence):
+            raise ConfigTypeError(f"{field}[{k}] must be a sequence of str, got {describe(group)}")
+        for entry in group:
+            if not isinstance(entry, str) or not (
+                len(entry) == 1 or (len(entry) == 2 and entry[1] == " ")
+            ):
+                raise ConfigError(
+                    f"{field}[{k}] entries must be one character, optionally followed by a "
+                    f"space, got {describe(entry)}"
+                )
+        out.append(tuple(group))
+    if len(out) > 254:
+        raise ConfigError(f"{field} must have fewer than 255 classes, got {len(out)}")
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceWindows:
+    """Sentences packed into windows of at most ``safe_max`` tokens, each window starting
+    with a tail of the previous one (the token-aware chunker's algorithm).
+
+    ``safe_max = int(max_tokens * safety_margin)``; the overlap is at most
+    ``int(max_tokens * overlap_ratio)`` tokens (and fewer than ``safe_max``) and counts
+    toward ``safe_max``. A sentence longer than a window is cut at its best break point in
+    the window's last 200 characters, and at a plain token boundary only when the window
+    holds none. Counts come from one tokenization of the text. ``metadata["overlap_tokens"]``
+    and ``metadata["overlap_chars"]`` say how much of a chunk repeats the previous one:
+    without them the chunks tile the text.
+    """
+
+    max_tokens: int
+    _: KW_ONLY
+    safety_margin: float = 0.85
+    overlap_ratio: float = 0.1
+    break_classes: Sequence[Sequence[str]] = BREAK_CLASSES
+    tokenizer: Tokenizer | str | None = None
+
+    def __post_init__(self) -> None:
+        size = require_int("SentenceWindows.max_tokens", self.max_tokens, minimum=1)
+        margin = _real("SentenceWindows.safety_margin", self.safety_margin, 0.0, 1.0, low_open=True)
+        ratio = _real("SentenceWindows.overlap_ratio", self.overlap_ratio, 0.0, 1.0, low_open=False)
+        if int(size * margin) < 1:
+            raise ConfigError(
+                "SentenceWindows.max_tokens * safety_margin must be at least 1 token, got "
+                f"{size} * {margin}"
+            )
+        tokenizer = self.tokenizer
+        if tokenizer is not None and not isinstance(tokenizer, Tokenizer | str):
+            raise ConfigTypeError(
+                "SentenceWindows.tokenizer must be a Tokenizer, a name or None, got "
+                f"{describe(tokenizer)}"
+            )
+        object.__setattr__(self, "max_tokens", size)
+        object.__setattr__(self, "safety_margin", margin)
+        object.__setattr__(self, "overlap_ratio", ratio)
+        object.__setattr__(self, "break_classes", _break_classes(self.break_classes))
+
+    @property
+    def safe_max(self) -> int:
+        """The token budget of a window: ``int(max_tokens * safety_margin)``."""
+        return int(self.max_tokens * self.safety_margin)
+
+    @property
+    def overlap_tokens(self) -> int:
+        """The overlap budget: ``int(max_tokens * overlap_ratio)``, below ``safe_max``."""
+        return min(int(self.max_tokens * self.overlap_ratio), self.safe_max - 1)
