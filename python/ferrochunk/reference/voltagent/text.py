@@ -14,6 +14,7 @@ import json
 import math
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -227,27 +228,22 @@ def build_metadata(
 
 
 # -- §1.2 positions --------------------------------------------------------------------
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def build_line_map(text: str) -> list[int]:
     """Line start offsets: 0, then after every ``\\n``, lone ``\\r`` and ``\\r\\n`` pair."""
-    starts = [0]
-    i = 0
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\r":
-            if i + 1 < n and text[i + 1] == "\n":
-                i += 1
-            starts.append(i + 1)
-        elif ch == "\n":
-            starts.append(i + 1)
-        i += 1
-    return starts
+    return [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
 
 
 def offset_to_line_col(offset: float, line_map: Sequence[int]) -> dict[str, float]:
     """1-based ``{line, column}`` by upstream's binary search: the line whose
     ``[start, next start)`` holds ``offset`` (the last line runs to infinity). An offset
     no line holds (negative) falls through to the last line."""
+    if isinstance(offset, int) and offset >= 0:
+        # The common case, by C bisection: the last line starting at or before offset.
+        line = bisect_right(line_map, offset)
+        return {"line": line, "column": offset - line_map[line - 1] + 1}
     low, high = 0, len(line_map) - 1
     while low <= high:
         mid = (low + high) >> 1
