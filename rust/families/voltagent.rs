@@ -79,15 +79,17 @@ pub fn token_values(text: &str) -> Result<Vec<String>> {
 /// `countTokens` of many texts, in parallel.
 ///
 /// # Errors
-/// [`Error::Upstream`] (`ValueError`) when any text holds special-token text.
+/// [`Error::Upstream`] (`ValueError`) naming the first text's special token.
 pub fn counts(texts: &[&str]) -> Result<Vec<usize>> {
-    texts
+    let each: Vec<Result<usize>> = texts
         .par_iter()
         .map(|t| {
             check_special(t)?;
             Ok(ENCODING.count(t))
         })
-        .collect()
+        .collect();
+    // In order, so the first failing text raises, as counting one by one would.
+    each.into_iter().collect()
 }
 
 /// `countTokens(text.slice(0, k))` for every UTF-16 position `k`, in any order.

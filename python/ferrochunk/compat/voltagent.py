@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from .. import _native
-from ..errors import OffsetsError
 from ..reference import voltagent as _ref
 from ..reference.voltagent import chunkers as _chunkers
 from ..reference.voltagent._js import from_js, js_slice, to_js
@@ -85,8 +84,10 @@ class NativeTiktokenizer:
         try:
             positions = np.asarray(ends, dtype=np.uint64)
             counts: list[int] = _native.voltagent_prefix_counts(_utf8(text), positions).tolist()
-        except OffsetsError:
-            # A cut inside a surrogate pair: count each prefix on its own, as upstream.
+        except ValueError:
+            # A cut inside a surrogate pair (OffsetsError), or a special token anywhere in
+            # the text: count each prefix on its own, as upstream, so only a prefix that
+            # holds a special token raises.
             return [self.count(js_slice(text, 0, k)) for k in ends]
         return counts
 
