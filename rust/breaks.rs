@@ -105,21 +105,23 @@ pub fn classify(text: &str, starts: &[u32], classes: &BreakClasses) -> Vec<u8> {
     out
 }
 
+/// The token-aware plan's classes (as `ferrochunk.config.BREAK_CLASSES`), for tests.
+#[cfg(test)]
+pub fn default_classes() -> BreakClasses {
+    let class = |s: &[&str]| s.iter().map(|x| (*x).to_owned()).collect();
+    BreakClasses::parse(&[
+        class(&["\n"]),
+        class(&["。", "！", "？", "!", "?", ". ", "… ", "； "]),
+        class(&["，", "；", "：", ",", ";", ":", "、"]),
+        class(&[" ", "\t"]),
+    ])
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tokenize::Encoding;
-
-    fn default_classes() -> BreakClasses {
-        let class = |s: &[&str]| s.iter().map(|x| (*x).to_owned()).collect();
-        BreakClasses::parse(&[
-            class(&["\n"]),
-            class(&["。", "！", "？", "!", "?", ". ", "… ", "； "]),
-            class(&["，", "；", "：", ",", ";", ":", "、"]),
-            class(&[" ", "\t"]),
-        ])
-        .unwrap()
-    }
 
     fn breaks(text: &str) -> Vec<(String, u8)> {
         let starts = Encoding::Cl100kBase.encode(text).unwrap().byte_starts;

@@ -240,20 +240,10 @@ mod tests {
     use crate::tokenize::Encoding;
     use proptest::prelude::*;
 
-    fn classes() -> BreakClasses {
-        let class = |s: &[&str]| s.iter().map(|x| (*x).to_owned()).collect();
-        BreakClasses::parse(&[
-            class(&["\n"]),
-            class(&["。", "！", "？", "!", "?", ". ", "… ", "； "]),
-            class(&["，", "；", "：", ",", ";", ":", "、"]),
-            class(&[" ", "\t"]),
-        ])
-        .unwrap()
-    }
-
     fn run(text: &str, safe_max: usize, overlap: usize) -> (Vec<u32>, Vec<SentenceWindow>) {
         let starts = Encoding::Cl100kBase.encode(text).unwrap().byte_starts;
-        let cfg = SentenceWindowsConfig::new(safe_max, overlap, classes()).unwrap();
+        let cfg = SentenceWindowsConfig::new(safe_max, overlap, crate::breaks::default_classes())
+            .unwrap();
         let windows = sentence_windows(text, &starts, &cfg);
         (starts, windows)
     }
@@ -294,8 +284,8 @@ mod tests {
 
     #[test]
     fn bad_sizes_are_rejected() {
-        assert!(SentenceWindowsConfig::new(0, 0, classes()).is_err());
-        assert!(SentenceWindowsConfig::new(5, 5, classes()).is_err());
+        assert!(SentenceWindowsConfig::new(0, 0, crate::breaks::default_classes()).is_err());
+        assert!(SentenceWindowsConfig::new(5, 5, crate::breaks::default_classes()).is_err());
     }
 
     proptest! {

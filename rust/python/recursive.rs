@@ -4,10 +4,9 @@ use numpy::{PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use super::arrays::rows_array;
+use super::arrays::{rows_array, token_starts};
 use super::errors::IntoPy;
 use crate::families::dify_contract::{recursive_chunks, recursive_rows, Keep, RecursiveConfig};
-use crate::slice::validate_starts;
 use crate::tokenize::{check_len, Encoding};
 
 fn config(
@@ -57,14 +56,7 @@ pub fn py_recursive<'py>(
     let rows = py
         .detach(|| {
             check_len(&text)?;
-            let starts = match (given, enc) {
-                (Some(starts), _) => {
-                    validate_starts(&starts, text.len())?;
-                    starts
-                }
-                (None, Some(enc)) => enc.encode(&text)?.byte_starts,
-                (None, None) => Vec::new(),
-            };
+            let starts = token_starts(&text, given, enc)?;
             recursive_rows(&text, &recursive_chunks(&text, &starts, &cfg))
         })
         .or_raise(py)?;

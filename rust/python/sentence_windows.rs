@@ -4,11 +4,10 @@ use numpy::{PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use super::arrays::rows_array;
+use super::arrays::{rows_array, token_starts};
 use super::errors::IntoPy;
 use crate::breaks::BreakClasses;
 use crate::sentence_windows::{sentence_window_rows, sentence_windows, SentenceWindowsConfig};
-use crate::slice::validate_starts;
 use crate::tokenize::{check_len, Encoding};
 
 /// Tokenizes with an embedded encoding (or takes a user tokenizer's byte starts) and
@@ -32,14 +31,7 @@ pub fn py_sentence_windows<'py>(
     let rows = py
         .detach(|| {
             check_len(&text)?;
-            let starts = match (given, enc) {
-                (Some(starts), _) => {
-                    validate_starts(&starts, text.len())?;
-                    starts
-                }
-                (None, Some(enc)) => enc.encode(&text)?.byte_starts,
-                (None, None) => Vec::new(),
-            };
+            let starts = token_starts(&text, given, enc)?;
             sentence_window_rows(&text, &starts, &sentence_windows(&text, &starts, &cfg))
         })
         .or_raise(py)?;

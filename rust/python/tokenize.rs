@@ -4,6 +4,7 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
+use super::arrays::counts_array;
 use super::errors::IntoPy;
 use super::threads;
 use crate::offsets::{convert_sorted, Unit};
@@ -60,11 +61,7 @@ pub fn py_count_batch<'py>(
             threads::run(threads, || Ok(enc.count_batch(&refs)))
         })
         .or_raise(py)?;
-    Ok(counts
-        .into_iter()
-        .map(|c| c as i64)
-        .collect::<Vec<_>>()
-        .into_pyarray(py))
+    Ok(counts_array(py, counts))
 }
 
 #[pyfunction]

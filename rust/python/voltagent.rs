@@ -4,6 +4,7 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
+use super::arrays::counts_array;
 use super::errors::IntoPy;
 use crate::families::voltagent;
 
@@ -35,11 +36,7 @@ pub fn py_counts<'py>(
             voltagent::counts(&refs)
         })
         .or_raise(py)?;
-    Ok(counts
-        .into_iter()
-        .map(|c| c as i64)
-        .collect::<Vec<_>>()
-        .into_pyarray(py))
+    Ok(counts_array(py, counts))
 }
 
 #[pyfunction]
@@ -54,9 +51,5 @@ pub fn py_prefix_counts<'py>(
     let counts = py
         .detach(|| voltagent::prefix_counts(&text, &positions))
         .or_raise(py)?;
-    Ok(counts
-        .into_iter()
-        .map(|c| c as i64)
-        .collect::<Vec<_>>()
-        .into_pyarray(py))
+    Ok(counts_array(py, counts))
 }
