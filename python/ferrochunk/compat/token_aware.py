@@ -15,7 +15,7 @@ from typing import Any
 from .._validate import require_str
 from ..chunkers import chunk
 from ..config import BREAK_CLASSES, SentenceWindows
-from ..reference.sentence_windows import WHITE_SPACE
+from ..reference.sentence_windows import NO_BREAK, WHITE_SPACE, class_of
 from ..tokenizers import Tokenizer, resolve
 
 __all__ = ["TokenAwareChunker"]
@@ -26,12 +26,9 @@ LOOKBACK_CHARS = 200
 
 def _rank(text: str, i: int) -> int | None:
     """The break class of ``text[i]`` (0 is best), or ``None``."""
-    ch = text[i]
     spaced = i + 1 >= len(text) or text[i + 1] in WHITE_SPACE
-    for k, group in enumerate(BREAK_CLASSES):
-        if any(e[0] == ch and (spaced or len(e) == 1) for e in group):
-            return k
-    return None
+    k = class_of(BREAK_CLASSES, text[i], spaced)
+    return None if k == NO_BREAK else k
 
 
 class TokenAwareChunker:

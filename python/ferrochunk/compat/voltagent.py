@@ -23,7 +23,7 @@ from .. import _native
 from ..reference import voltagent as _ref
 from ..reference.voltagent import chunkers as _chunkers
 from ..reference.voltagent._js import from_js, js_slice, to_js
-from ..reference.voltagent.tokenizers import JsTokenizer
+from ..reference.voltagent.tokenizers import JsTokenizer, check_encoding
 from ..tokenizers import utf8_safe
 
 __all__ = [
@@ -102,7 +102,7 @@ def default_tokenizer() -> NativeTiktokenizer:
 
 def create_tiktokenizer(model: str | None = None, encoding: str | None = None) -> JsTokenizer:
     """``createTikTokenizer({model, encoding})``: cl100k_base only, as in the reference."""
-    _ref.create_tiktokenizer(model, encoding)  # the same checks and errors
+    check_encoding(model, encoding)  # the same checks and errors, without loading tiktoken
     return _DEFAULT
 
 

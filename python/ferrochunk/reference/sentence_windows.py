@@ -29,17 +29,19 @@ WHITE_SPACE = frozenset(
     "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 """Unicode ``White_Space`` (Rust's ``char::is_whitespace``; ``str.isspace`` differs)."""
-_NONE = 255
+NO_BREAK = 255
 _SENTENCE_CLASSES = 2
 _LOOKBACK_CHARS = 200
 
 
-def _class_of(classes: Sequence[Sequence[str]], ch: str, spaced: bool) -> int:
+def class_of(classes: Sequence[Sequence[str]], ch: str, spaced: bool) -> int:
+    """The best class of break character ``ch`` (``spaced``: white space or the end
+    follows), or :data:`NO_BREAK`."""
     for k, group in enumerate(classes):
         for entry in group:
             if entry[0] == ch and (spaced or len(entry) == 1):
                 return k
-    return _NONE
+    return NO_BREAK
 
 
 def classify(
@@ -47,7 +49,7 @@ def classify(
 ) -> list[int]:
     """The class of every boundary ``0..=len(starts)``."""
     n = len(starts)
-    out = [_NONE] * (n + 1)
+    out = [NO_BREAK] * (n + 1)
     token = 0
     at = 0  # byte offset of the current character
     for i, ch in enumerate(text):
@@ -56,8 +58,8 @@ def classify(
         if after == len(data):
             continue
         spaced = text[i + 1] in WHITE_SPACE if i + 1 < len(text) else True
-        k = _class_of(classes, ch, spaced)
-        if k == _NONE:
+        k = class_of(classes, ch, spaced)
+        if k == NO_BREAK:
             continue
         while token + 1 < n and starts[token + 1] <= after:
             token += 1
@@ -94,7 +96,7 @@ def sentence_windows(
             if cls[i] < _SENTENCE_CLASSES:
                 return i, False
         near = chars[limit] - _LOOKBACK_CHARS
-        found = [i for i in inside if cls[i] != _NONE and chars[i] >= near]
+        found = [i for i in inside if cls[i] != NO_BREAK and chars[i] >= near]
         if found:
             return min(found, key=lambda i: (cls[i], -i)), False
         for i in reversed(inside):
@@ -106,7 +108,7 @@ def sentence_windows(
         if overlap_tokens == 0:
             return end
         tail = range(max(start + 1, end - overlap_tokens), end)
-        found = [i for i in tail if cls[i] != _NONE]
+        found = [i for i in tail if cls[i] != NO_BREAK]
         if found:
             return min(found, key=lambda i: (cls[i], i))
         return next((i for i in tail if cuttable(i)), end)

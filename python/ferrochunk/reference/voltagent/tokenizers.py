@@ -204,9 +204,9 @@ _LOAD_ERROR = (
 )
 
 
-def create_tiktokenizer(model: str | None = None, encoding: str | None = None) -> TiktokenTokenizer:
-    """``createTikTokenizer({model, encoding})``. Only cl100k_base is available offline, so
-    other encodings (and models that use them) fail with upstream's load error."""
+def check_encoding(model: str | None = None, encoding: str | None = None) -> None:
+    """Raises upstream's load error unless ``{model, encoding}`` names cl100k_base, the one
+    encoding available offline."""
     if model:
         from tiktoken.model import encoding_name_for_model
 
@@ -218,6 +218,11 @@ def create_tiktokenizer(model: str | None = None, encoding: str | None = None) -
         name = encoding if encoding is not None else "cl100k_base"
     if name != "cl100k_base":
         raise ValueError(_LOAD_ERROR)
+
+
+def create_tiktokenizer(model: str | None = None, encoding: str | None = None) -> TiktokenTokenizer:
+    """``createTikTokenizer({model, encoding})`` (cl100k_base only, see :func:`check_encoding`)."""
+    check_encoding(model, encoding)
     return default_tokenizer()
 
 
