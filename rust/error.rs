@@ -22,6 +22,8 @@ pub enum Error {
     UnknownTokenizer { name: String },
     /// The text does not fit the 32-bit byte offsets used at the boundary.
     TextTooLarge { bytes: usize },
+    /// Input bytes are not UTF-8 (`byte_offset` counts from the start of the stream).
+    InvalidUtf8 { byte_offset: u64, reason: String },
     /// A compat function reproduces the exception upstream's Python raises here
     /// (`class` is a builtin exception name such as `ValueError`).
     Upstream {
@@ -50,6 +52,10 @@ impl fmt::Display for Error {
                 "tokenizer must be one of 'cl100k', 'cl100k_base', 'o200k', 'o200k_base', got {name:?}"
             ),
             Error::Upstream { message, .. } => f.write_str(message),
+            Error::InvalidUtf8 {
+                byte_offset,
+                reason,
+            } => write!(f, "{reason} at byte {byte_offset}"),
             Error::TextTooLarge { bytes } => write!(
                 f,
                 "text must be smaller than 4 GiB of UTF-8, got {bytes} bytes"

@@ -1,19 +1,19 @@
 //! ferrochunk: token-aware chunking over token-id arrays and byte offsets.
 //!
-//! The core modules below never see a PyO3 type; `python` (behind the `python`
-//! cargo feature) is the only place that talks to the interpreter.
+//! - `tokenizer`: the embedded, tiktoken-exact BPE (tables, split, merge, memo,
+//!   the streaming carry, and js-tiktoken's variant for VoltAgent).
+//! - `text`: the text primitives: delimiter scanning, break classes, offsets.
+//! - `contracts`: one incremental cutter per native config, and the one
+//!   pipeline (`contracts::stream`) that drives them.
+//! - `compat`: the upstream families' algorithms, bug for bug.
+//! - `python` (behind the `python` cargo feature): the bindings, the only code
+//!   that talks to the interpreter.
 
-pub mod breaks;
-pub mod chunk;
+pub mod compat;
+pub mod contracts;
 pub mod error;
-pub mod families;
-pub mod merge;
-pub mod offsets;
-pub mod pretokenize;
-pub mod scan;
-pub mod sentence_windows;
-pub mod slice;
-pub mod tokenize;
+pub mod text;
+pub mod tokenizer;
 
 #[cfg(feature = "python")]
 mod python;

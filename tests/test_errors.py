@@ -72,7 +72,7 @@ def test_non_str_text(backend, text):
 
 
 def test_bad_entry_point_arguments():
-    with pytest.raises(ConfigTypeError, match="config must be a TokenWindows"):
+    with pytest.raises(ConfigTypeError, match="config must be one of TokenWindows"):
         fc.chunk("x", {"max_tokens": 8})  # type: ignore[arg-type]
     with pytest.raises(
         ConfigError, match="backend must be one of 'native', 'reference', got 'gpu'"
@@ -93,13 +93,13 @@ def test_bad_entry_point_arguments():
 def test_rust_raises_the_same_classes():
     """The core validates too; its errors arrive as ferrochunk.errors classes, never panics."""
     with pytest.raises(ConfigError, match="max_tokens must be an integer >= 1, got 0"):
-        _native.token_windows("abc", "cl100k", 0, 0)
+        _native.chunk("abc", ("windows", 0, 0), encoding="cl100k")
     with pytest.raises(ConfigError, match="overlap_tokens"):
-        _native.token_windows("abc", "cl100k", 4, 9)
+        _native.chunk("abc", ("windows", 4, 9), encoding="cl100k")
     with pytest.raises(UnknownTokenizerError, match="gpt2"):
         _native.count("gpt2", "abc")
     with pytest.raises(OffsetsError, match=r"offsets\[1\] = 0"):
-        _native.token_windows_from_starts("abcd", np.array([2, 0], dtype=np.uint32), 4, 0)
+        _native.chunk("abcd", ("windows", 4, 0), starts=np.array([2, 0], dtype=np.uint32))
     with pytest.raises(OffsetsError, match="past the end"):
         _native.char_to_byte_offsets("é", np.array([0, 2], dtype=np.uint64))
     with pytest.raises(ConfigError, match="threads"):

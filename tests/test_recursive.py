@@ -175,3 +175,44 @@ def test_a_20_mb_line_without_separators():
         text
     )
     assert all(len(p) <= 500 for p in pieces)
+
+
+@given(
+    st.lists(
+        st.sampled_from(["word ", "more words. ", "你好世界", "\n"]), min_size=40, max_size=80
+    ),
+    st.sampled_from(["\n\n", "\n\nTail after a paragraph break.", "。"]),
+)
+def test_decisions_are_local(parts, tail):
+    """What comes far after a chunk cannot change it: a separator near the end of a file
+    does not change how its start is cut."""
+    head = "".join(parts)
+    config = fc.Recursive(12, overlap_tokens=2)
+    alone = fc.chunk(head, config)
+    joined = fc.chunk(head + tail, config)
+    # Chunks that end a window (12 tokens, at most 4 bytes each) before the end agree.
+    settled = [c for c in alone if c.byte_end + 48 < len(head.encode())]
+    assert joined[: len(settled)] == settled
+
+
+def test_separator_level_is_chosen_inside_the_window(backend):
+    # The window from the start holds a ". " but no "\n\n": it cuts at the ". ", even
+    # though the text has a "\n\n" further on.
+    text = "one two. three four five six seven eight nine ten eleven\n\nlast"
+    chunks = fc.chunk(text, fc.Recursive(6), backend=backend)
+    assert chunks[0].text == "one two. "
+    assert "".join(c.text for c in chunks) == text
+    # A rest that fits the budget is one chunk, separators and all.
+    assert chunks[1:] == fc.chunk(text, fc.Recursive(6), backend=backend)[1:]
+    assert chunks[-1].text == "eight nine ten eleven\n\nlast"
+
+
+def test_parent_child_on_two_megabytes_equals_reference_children():
+    text = (read_corpus(corpus_files()[0]) * 3)[:2_000_000]
+    config = fc.ParentChild(fc.Recursive(512, overlap_tokens=20), child=fc.Recursive(64))
+    parents = fc.chunk(text, config)
+    assert parents[-1].char_end == len(text)
+    for p in parents[:: max(1, len(parents) // 20)]:
+        kids = p.metadata["children"]
+        assert "".join(k.text for k in kids) == p.text
+        assert all(k.metadata["parent"] == p.index for k in kids)

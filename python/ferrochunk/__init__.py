@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-from .chunkers import chunk, chunk_items, chunk_many, chunk_spans
 from .config import (
     CleanRules,
     DelimiterMerge,
@@ -19,9 +18,10 @@ from .config import (
     TokenWindows,
 )
 from .errors import FerrochunkError
+from .pipeline import chunk, chunk_file, chunk_items, chunk_many, chunk_spans, chunk_stream
 from .process_rule import from_process_rule
 from .tokenizers import Tokenizer
-from .types import SPAN_COLUMNS, Chunk
+from .types import SPAN_COLUMNS, Chunk, Metadata
 
 __all__ = [
     "SPAN_COLUMNS",
@@ -30,15 +30,18 @@ __all__ = [
     "DelimiterMerge",
     "FerrochunkError",
     "MergeStrategy",
+    "Metadata",
     "ParentChild",
     "Recursive",
     "SentenceWindows",
     "TokenWindows",
     "Tokenizer",
     "chunk",
+    "chunk_file",
     "chunk_items",
     "chunk_many",
     "chunk_spans",
+    "chunk_stream",
     "from_process_rule",
 ]
 __version__ = "0.1.0"

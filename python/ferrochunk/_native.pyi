@@ -3,15 +3,56 @@ GIL for the work, and returns numpy arrays or plain values. Errors are ``ferroch
 classes. ``encoding`` is ``"cl100k"``, ``"cl100k_base"``, ``"o200k"`` or ``"o200k_base"``.
 """
 
+from typing import Any, final
+
 import numpy as np
 import numpy.typing as npt
 
+# A native config as ``config._spec()`` builds it (see ``rust/python/spec.rs``).
+_Spec = tuple[Any, ...]
+# ``(table, spans, texts)``: rows in the columns of ``rust/contracts/stream.rs``
+# (index, parent, token_start, token_end, byte_start, byte_end, char_start, char_end,
+# oversize, overlap_tokens, overlap_chars, overlap_spans, span_start, span_end), the
+# ``(byte_start, byte_end, char_start, char_end)`` spans of joined chunks, and one text per row.
+_Batch = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[str]]
+
+def chunk(
+    text: str,
+    spec: _Spec,
+    encoding: str | None = None,
+    starts: npt.NDArray[np.uint32] | None = None,
+    counts: npt.NDArray[np.uint32] | None = None,
+) -> _Batch:
+    """One whole text through the pipeline, tokenized with ``encoding``, or with a Python
+    tokenizer's byte ``starts`` (per piece, with ``counts``, for a delimiter spec)."""
+
+def chunk_many(
+    texts: list[str], spec: _Spec, encoding: str, threads: int | None = None
+) -> list[_Batch]:
+    """``chunk`` for many texts, in parallel (``threads`` clamped to the cores)."""
+
+def delimiter_pieces(text: str, spec: _Spec) -> npt.NDArray[np.int64]:
+    """``(byte_start, byte_end)`` of the pieces a delimiter spec tokenizes one by one."""
+
+@final
+class Stream:
+    """Text pieces through the pipeline; each call returns the chunks that became final."""
+
+    def __new__(cls, spec: _Spec, encoding: str) -> Stream: ...
+    def push(self, piece: str) -> _Batch: ...
+    def push_bytes(self, data: bytes) -> _Batch:
+        """UTF-8 bytes, split anywhere (``InputDecodeError`` with the offset if invalid)."""
+    def finish(self) -> _Batch: ...
+    @property
+    def bytes_seen(self) -> int: ...
+
 __all__ = [
+    "Stream",
     "char_to_byte_offsets",
+    "chunk",
+    "chunk_many",
     "count",
     "count_batch",
-    "delimiter_merge",
-    "delimiter_merge_pieces",
     "delimiter_pieces",
     "dify_fixed_recursive_split",
     "dify_merge_splits",
@@ -29,11 +70,6 @@ __all__ = [
     "ragflow_parse_delimiter_field",
     "ragflow_parser_txt",
     "ragflow_remove_tag",
-    "recursive",
-    "sentence_windows",
-    "token_windows",
-    "token_windows_from_starts",
-    "token_windows_many",
     "voltagent_counts",
     "voltagent_prefix_counts",
     "voltagent_token_ends",
@@ -59,73 +95,8 @@ def count_batch(
 def char_to_byte_offsets(text: str, char_offsets: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint32]:
     """UTF-8 byte offsets of non-decreasing code-point offsets (``OffsetsError`` otherwise)."""
 
-def token_windows(
-    text: str, encoding: str, max_tokens: int, overlap_tokens: int
-) -> npt.NDArray[np.int64]:
-    """Tokenizes ``text`` and cuts whole-token windows: ``(n, 6)`` span rows."""
-
-def token_windows_from_starts(
-    text: str, byte_starts: npt.NDArray[np.uint32], max_tokens: int, overlap_tokens: int
-) -> npt.NDArray[np.int64]:
-    """Whole-token windows over a user tokenizer's token start offsets (bytes)."""
-
-def token_windows_many(
-    texts: list[str],
-    encoding: str,
-    max_tokens: int,
-    overlap_tokens: int,
-    threads: int | None = None,
-) -> list[npt.NDArray[np.int64]]:
-    """``token_windows`` for many texts, in parallel across documents."""
-
 def num_tokens_from_string(text: str) -> int:
     """RAGFlow's count: cl100k tokens, or 0 if the text holds special-token text."""
-
-# DelimiterMerge: rows of chunks (token_start, token_end, overlap_tokens, oversize,
-# overlap_spans), spans
-# (chunk, byte_start, byte_end, char_start, char_end) and children (chunk, byte_start,
-# byte_end, char_start, char_end, token_start, token_end).
-_Rows = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]
-
-def delimiter_merge(
-    text: str,
-    encoding: str,
-    hard: list[str],
-    soft: list[str],
-    child: list[str],
-    token_size: int,
-    under_cap: bool,
-    overlap_percent: int,
-) -> _Rows:
-    """Finds, tokenizes (in parallel) and merges the pieces of ``text``."""
-
-def delimiter_pieces(text: str, hard: list[str], soft: list[str]) -> npt.NDArray[np.int64]:
-    """``(byte_start, byte_end, segment)`` of every non-empty piece."""
-
-def delimiter_merge_pieces(
-    text: str,
-    pieces: npt.NDArray[np.int64],
-    token_starts: npt.NDArray[np.uint32],
-    token_counts: npt.NDArray[np.int64],
-    child: list[str],
-    token_size: int,
-    under_cap: bool,
-    overlap_percent: int,
-) -> _Rows:
-    """Merges pieces a Python tokenizer encoded (token starts relative to each piece)."""
-
-def recursive(
-    text: str,
-    encoding: str | None,
-    byte_starts: npt.NDArray[np.uint32] | None,
-    max_tokens: int,
-    overlap_tokens: int,
-    fixed_separator: str | None,
-    separators: list[str],
-    keep_end: bool,
-) -> npt.NDArray[np.int64]:
-    """``Recursive``: ``(n, 7)`` rows (the six span columns, then ``oversize``), tokenizing
-    with ``encoding`` or taking a user tokenizer's ``byte_starts``."""
 
 # Dify compat (``ferrochunk.compat.dify``), character lengths; spec sections in brackets.
 def dify_merge_splits(
@@ -196,19 +167,6 @@ def ragflow_parser_txt(
     txt: str, delimiter: str, keep_delimiters: bool, cap: float, threshold: float
 ) -> list[str]:
     """[9] The merged chunks of ``parser_txt`` (without the ``""`` second element)."""
-
-def sentence_windows(
-    text: str,
-    encoding: str | None,
-    byte_starts: npt.NDArray[np.uint32] | None,
-    safe_max: int,
-    overlap_tokens: int,
-    break_classes: list[list[str]],
-) -> npt.NDArray[np.int64]:
-    """``SentenceWindows``: ``(n, 8)`` rows (the six span columns, ``overlap_tokens``,
-    ``oversize``), tokenizing with ``encoding`` or taking a user tokenizer's
-    ``byte_starts``. A break entry is a character, or a character and a space (the
-    character when white space or the end follows); classes are best first."""
 
 # VoltAgent compat (``ferrochunk.compat.voltagent``): js-tiktoken cl100k_base as upstream
 # sees it. Texts holding special-token strings raise ValueError, as js-tiktoken does.

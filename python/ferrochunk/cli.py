@@ -12,9 +12,9 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, TextIO
 
-from .chunkers import chunk_many
 from .config import TokenWindows
 from .errors import FerrochunkError
+from .pipeline import chunk_many
 from .tokenizers import Tokenizer
 
 # Documents are handed to the parallel core in batches of about this many bytes.

@@ -6,15 +6,20 @@ import numbers
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._percent import normalize_overlapped_percent
 from ._validate import describe, require_int
 from .errors import ConfigError, ConfigTypeError
 from .tokenizers import Tokenizer
 
+if TYPE_CHECKING:
+    from .reference.rows import Batch, Encode
+
 __all__ = [
+    "CONFIGS",
     "CleanRules",
+    "Config",
     "DelimiterMerge",
     "MergeStrategy",
     "ParentChild",
@@ -56,6 +61,19 @@ class TokenWindows:
         # Normalise numpy integers and friends to int.
         object.__setattr__(self, "max_tokens", max_tokens)
         object.__setattr__(self, "overlap_tokens", overlap)
+
+    # The registry entries every config has (see ``pipeline.py``).
+    _metadata: ClassVar[tuple[str, ...]] = ()
+    _child_metadata: ClassVar[tuple[str, ...]] = ()
+    _tokenizes_pieces: ClassVar[bool] = False
+
+    def _spec(self) -> tuple[Any, ...]:
+        return ("windows", self.max_tokens, self.overlap_tokens)
+
+    def _reference(self, text: str, encode: Encode) -> Batch:
+        from .reference import windows
+
+        return windows.batch(text, encode(text), self.max_tokens, self.overlap_tokens)
 
 
 def _strategy(value: Any) -> MergeStrategy:
@@ -105,6 +123,7 @@ class DelimiterMerge:
     strategy: MergeStrategy = MergeStrategy.OVER_CAP
     overlap: Any = 0
     child_delimiters: Sequence[str] = ()
+    joiner: str = ""
 
     def __post_init__(self) -> None:
         size = require_int("DelimiterMerge.token_size", self.token_size, minimum=1)
@@ -113,6 +132,35 @@ class DelimiterMerge:
             object.__setattr__(self, field, _delimiters(field, getattr(self, field)))
         object.__setattr__(self, "strategy", _strategy(self.strategy))
         object.__setattr__(self, "overlap", normalize_overlapped_percent(self.overlap))
+        if not isinstance(self.joiner, str):
+            raise ConfigTypeError(
+                f"DelimiterMerge.joiner must be a str, got {describe(self.joiner)}"
+            )
+
+    _child_metadata: ClassVar[tuple[str, ...]] = ("parent",)
+    _tokenizes_pieces: ClassVar[bool] = True
+
+    @property
+    def _metadata(self) -> tuple[str, ...]:
+        keys = ("spans", "overlap_tokens", "overlap_spans", "oversize")
+        return (*keys, "children") if self.child_delimiters else keys
+
+    def _spec(self) -> tuple[Any, ...]:
+        return (
+            "delimiter",
+            self.token_size,
+            self.strategy == MergeStrategy.UNDER_CAP,
+            self.overlap,
+            list(self.hard_delimiters),
+            list(self.delimiters),
+            list(self.child_delimiters),
+            self.joiner,
+        )
+
+    def _reference(self, text: str, encode: Encode) -> Batch:
+        from .reference import delimiter_merge
+
+        return delimiter_merge.batch(text, self, encode)
 
 
 _DIFY_SEPARATORS = ("\n\n", "\n", "。", ". ", " ", "")
@@ -167,6 +215,25 @@ class Recursive:
         object.__setattr__(self, "overlap_tokens", overlap)
         object.__setattr__(self, "separators", tuple(self.separators))
 
+    _metadata: ClassVar[tuple[str, ...]] = ("oversize",)
+    _child_metadata: ClassVar[tuple[str, ...]] = ()
+    _tokenizes_pieces: ClassVar[bool] = False
+
+    def _spec(self) -> tuple[Any, ...]:
+        return (
+            "recursive",
+            self.max_tokens,
+            self.overlap_tokens,
+            self.fixed_separator,
+            list(self.separators),
+            self.keep_separator == "end",
+        )
+
+    def _reference(self, text: str, encode: Encode) -> Batch:
+        from .reference import recursive
+
+        return recursive.batch(text, encode(text), self)
+
 
 @dataclass(frozen=True, slots=True)
 class ParentChild:
@@ -191,6 +258,19 @@ class ParentChild:
             raise ConfigTypeError(
                 f"ParentChild.child must be a Recursive, got {describe(self.child)}"
             )
+
+    _metadata: ClassVar[tuple[str, ...]] = ("oversize", "children")
+    _child_metadata: ClassVar[tuple[str, ...]] = ("parent", "oversize")
+    _tokenizes_pieces: ClassVar[bool] = False
+
+    def _spec(self) -> tuple[Any, ...]:
+        parent = self.parent._spec() if isinstance(self.parent, Recursive) else None
+        return ("parent_child", parent, self.child._spec())
+
+    def _reference(self, text: str, encode: Encode) -> Batch:
+        from .reference import parent_child
+
+        return parent_child.batch(text, encode(text), self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +382,23 @@ class SentenceWindows:
         object.__setattr__(self, "overlap_ratio", ratio)
         object.__setattr__(self, "break_classes", _break_classes(self.break_classes))
 
+    _metadata: ClassVar[tuple[str, ...]] = ("overlap_tokens", "overlap_chars", "oversize")
+    _child_metadata: ClassVar[tuple[str, ...]] = ()
+    _tokenizes_pieces: ClassVar[bool] = False
+
+    def _spec(self) -> tuple[Any, ...]:
+        return (
+            "sentences",
+            self.safe_max,
+            self.overlap_tokens,
+            [list(c) for c in self.break_classes],
+        )
+
+    def _reference(self, text: str, encode: Encode) -> Batch:
+        from .reference import sentence_windows
+
+        return sentence_windows.batch(text, encode(text), self)
+
     @property
     def safe_max(self) -> int:
         """The token budget of a window: ``int(max_tokens * safety_margin)``."""
@@ -311,3 +408,11 @@ class SentenceWindows:
     def overlap_tokens(self) -> int:
         """The overlap budget: ``int(max_tokens * overlap_ratio)``, below ``safe_max``."""
         return min(int(self.max_tokens * self.overlap_ratio), self.safe_max - 1)
+
+
+Config = TokenWindows | DelimiterMerge | Recursive | ParentChild | SentenceWindows
+"""Any native config."""
+
+CONFIGS = (TokenWindows, DelimiterMerge, Recursive, ParentChild, SentenceWindows)
+"""The native configs: each names its native spec (``_spec``), its reference twin
+(``_reference``) and its metadata keys. Nothing else dispatches on a config's type."""

@@ -9,7 +9,9 @@ __all__ = [
     "ConfigError",
     "ConfigTypeError",
     "FerrochunkError",
+    "InputDecodeError",
     "InputTypeError",
+    "InternalError",
     "OffsetsError",
     "TextTooLargeError",
     "TokenizerError",
@@ -47,3 +49,17 @@ class OffsetsError(TokenizerError):
 
 class TextTooLargeError(FerrochunkError):
     """The text has 4 GiB or more of UTF-8, beyond the 32-bit offsets at the boundary."""
+
+
+class InputDecodeError(FerrochunkError):
+    """Input bytes do not decode; ``byte_offset`` is where, counted from the start of the
+    stream or file."""
+
+    def __init__(self, message: str, byte_offset: int | None = None) -> None:
+        super().__init__(message)
+        self.byte_offset = byte_offset
+
+
+class InternalError(RuntimeError):
+    """A bug in ferrochunk (a Rust panic caught at the boundary); the message names the
+    entry point. Not a ``ValueError``: the input was not at fault."""

@@ -1,16 +1,15 @@
-"""The chunk type and the array aliases of the public API."""
+"""The chunk type, its read-only metadata, and the array aliases of the public API."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["SPAN_COLUMNS", "Chunk", "IdArray", "OffsetArray", "SpanArray"]
+__all__ = ["SPAN_COLUMNS", "Chunk", "IdArray", "Metadata", "OffsetArray", "SpanArray"]
 
 IdArray = npt.NDArray[np.uint32]
 """Token ids."""
@@ -21,7 +20,73 @@ SpanArray = npt.NDArray[np.int64]
 
 SPAN_COLUMNS = ("token_start", "token_end", "byte_start", "byte_end", "char_start", "char_end")
 
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+class Metadata(Mapping[str, Any]):
+    """A read-only mapping that pickles, copies and compares like a dict.
+
+    >>> m = Metadata({"oversize": False})
+    >>> m["oversize"], dict(m) == {"oversize": False}
+    (False, True)
+    """
+
+    __slots__ = ("_data",)
+    _data: dict[str, Any]
+
+    def __init__(self, data: Mapping[str, Any] | Sequence[tuple[str, Any]] = ()) -> None:
+        object.__setattr__(self, "_data", dict(data))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"Metadata({self._data!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return self._data == dict(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._data.items()))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Metadata is read-only")
+
+    def __reduce__(self) -> tuple[type[Metadata], tuple[dict[str, Any]]]:
+        return (Metadata, (self._data,))
+
+
+EMPTY = Metadata()
+
+
+def _plain(value: Any) -> Any:
+    """Metadata values as plain data: chunks as dicts, tuples as lists."""
+    if isinstance(value, Chunk):
+        return value.to_dict()
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _restore(key: str, value: Any) -> Any:
+    """The inverse of :func:`_plain` for the keys ferrochunk writes."""
+    if key == "children":
+        return tuple(Chunk.from_dict(c) for c in value)
+    if key == "spans":
+        return tuple(tuple(s) for s in value)
+    if key == "items":
+        return tuple(value)
+    if key == "item_metadata":
+        return tuple(Metadata(m) for m in value)
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,8 +94,15 @@ class Chunk:
     """One chunk and where it came from.
 
     ``text == source[char_start:char_end]`` and the UTF-8 bytes of the source from
-    ``byte_start`` to ``byte_end`` are the chunk's. Tokens ``token_start:token_end`` of
-    the source's tokenization make up the chunk; ``token_count`` is its size in tokens.
+    ``byte_start`` to ``byte_end`` are the chunk's (a ``DelimiterMerge`` chunk joins the
+    spans in ``metadata["spans"]``). Tokens ``token_start:token_end`` of the source's
+    tokenization make up the chunk; ``token_count`` is its size in tokens. Chunks pickle,
+    copy, and round-trip through :meth:`to_dict` / :meth:`from_dict`.
+
+    >>> import pickle, ferrochunk as fc
+    >>> c = fc.chunk("Hello world.", fc.TokenWindows(8))[0]
+    >>> pickle.loads(pickle.dumps(c)) == c, Chunk.from_dict(c.to_dict()) == c
+    (True, True)
     """
 
     text: str
@@ -42,27 +114,30 @@ class Chunk:
     token_end: int
     token_count: int
     index: int
-    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    metadata: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.metadata, Metadata):
+            object.__setattr__(self, "metadata", Metadata(self.metadata))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (JSON-ready): metadata as a dict, child chunks as dicts."""
+        return {
+            "text": self.text,
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "byte_start": self.byte_start,
+            "byte_end": self.byte_end,
+            "token_start": self.token_start,
+            "token_end": self.token_end,
+            "token_count": self.token_count,
+            "index": self.index,
+            "metadata": _plain(self.metadata),
+        }
 
     @classmethod
-    def from_span(
-        cls,
-        source: str,
-        span: Sequence[int],
-        index: int,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> Chunk:
-        """The chunk of ``source`` at a span row (``SPAN_COLUMNS`` order)."""
-        ts, te, bs, be, cs, ce = span[:6]
-        return cls(
-            text=source[cs:ce],
-            char_start=cs,
-            char_end=ce,
-            byte_start=bs,
-            byte_end=be,
-            token_start=ts,
-            token_end=te,
-            token_count=te - ts,
-            index=index,
-            metadata=MappingProxyType(dict(metadata)) if metadata else _EMPTY,
-        )
+    def from_dict(cls, data: Mapping[str, Any]) -> Chunk:
+        """The chunk :meth:`to_dict` describes."""
+        fields = {k: v for k, v in data.items() if k != "metadata"}
+        metadata = {k: _restore(k, v) for k, v in data.get("metadata", {}).items()}
+        return cls(**fields, metadata=Metadata(metadata))

@@ -4,11 +4,11 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
 use super::errors::IntoPy;
-use crate::error::Result;
-use crate::families::dify::{
+use crate::compat::dify::{
     fixed_recursive_split, merge_splits, recursive_split, split_text_with_regex, Length, Sizes,
 };
-use crate::tokenize::Encoding;
+use crate::error::Result;
+use crate::tokenizer::Encoding;
 
 /// `length` is `"chars"`, an embedded encoding's name (`encode_ordinary` counts), or
 /// that name with `":strict"` (tiktoken `encode`, which refuses special-token text).
@@ -16,11 +16,11 @@ fn sizes(chunk_size: i64, chunk_overlap: i64, keep_separator: bool, length: &str
     let length = match length.split_once(':') {
         _ if length == "chars" => Length::Chars,
         Some((name, "strict")) => Length::Tokens {
-            encoding: Encoding::from_name(name)?,
+            tok: Encoding::from_name(name)?.load()?,
             strict: true,
         },
         _ => Length::Tokens {
-            encoding: Encoding::from_name(length)?,
+            tok: Encoding::from_name(length)?.load()?,
             strict: false,
         },
     };

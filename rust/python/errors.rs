@@ -12,6 +12,7 @@ fn class_of(e: &Error) -> (&'static str, &'static str) {
         Error::InvalidOffsets { .. } => ("ferrochunk.errors", "OffsetsError"),
         Error::UnknownTokenizer { .. } => ("ferrochunk.errors", "UnknownTokenizerError"),
         Error::TextTooLarge { .. } => ("ferrochunk.errors", "TextTooLargeError"),
+        Error::InvalidUtf8 { .. } => ("ferrochunk.errors", "InputDecodeError"),
         // A compat function reproduces the builtin exception upstream raises.
         Error::Upstream { class, .. } => ("builtins", class),
     }
@@ -22,13 +23,16 @@ fn class_of(e: &Error) -> (&'static str, &'static str) {
 pub fn to_py_err(py: Python<'_>, e: Error) -> PyErr {
     let message = e.to_string();
     let (module, class) = class_of(&e);
-    match py.import(module).and_then(|m| m.getattr(class)) {
-        Ok(cls) => PyErr::from_type(
-            cls.cast_into()
-                .unwrap_or_else(|_| py.get_type::<PyValueError>()),
-            message,
-        ),
-        Err(_) => PyValueError::new_err(message),
+    let cls = match py.import(module).and_then(|m| m.getattr(class)) {
+        Ok(cls) => cls
+            .cast_into()
+            .unwrap_or_else(|_| py.get_type::<PyValueError>()),
+        Err(_) => py.get_type::<PyValueError>(),
+    };
+    match e {
+        // The decode error carries the offset as an attribute too.
+        Error::InvalidUtf8 { byte_offset, .. } => PyErr::from_type(cls, (message, byte_offset)),
+        _ => PyErr::from_type(cls, message),
     }
 }
 

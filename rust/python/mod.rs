@@ -6,13 +6,11 @@
 use pyo3::prelude::*;
 
 mod arrays;
-mod chunk;
-mod contract;
 mod dify;
 mod errors;
+mod pipeline;
 mod ragflow;
-mod recursive;
-mod sentence_windows;
+mod spec;
 mod threads;
 mod tokenize;
 mod voltagent;
@@ -20,18 +18,15 @@ mod voltagent;
 #[pymodule]
 #[pyo3(name = "_native")]
 fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(pipeline::py_chunk, m)?)?;
+    m.add_function(wrap_pyfunction!(pipeline::py_chunk_many, m)?)?;
+    m.add_function(wrap_pyfunction!(pipeline::py_delimiter_pieces, m)?)?;
+    m.add_class::<pipeline::PyStream>()?;
     m.add_function(wrap_pyfunction!(tokenize::py_encode, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_encode_with_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_count, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_count_batch, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_char_to_byte_offsets, m)?)?;
-    m.add_function(wrap_pyfunction!(chunk::py_token_windows, m)?)?;
-    m.add_function(wrap_pyfunction!(chunk::py_token_windows_from_starts, m)?)?;
-    m.add_function(wrap_pyfunction!(chunk::py_token_windows_many, m)?)?;
-    m.add_function(wrap_pyfunction!(contract::py_delimiter_merge, m)?)?;
-    m.add_function(wrap_pyfunction!(contract::py_delimiter_pieces, m)?)?;
-    m.add_function(wrap_pyfunction!(contract::py_delimiter_merge_pieces, m)?)?;
-    m.add_function(wrap_pyfunction!(recursive::py_recursive, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_merge_splits, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_split_text_with_regex, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_recursive_split, m)?)?;
@@ -46,7 +41,6 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ragflow::py_merge_groups, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_naive_merge, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_parser_txt, m)?)?;
-    m.add_function(wrap_pyfunction!(sentence_windows::py_sentence_windows, m)?)?;
     m.add_function(wrap_pyfunction!(voltagent::py_token_ends, m)?)?;
     m.add_function(wrap_pyfunction!(voltagent::py_token_values, m)?)?;
     m.add_function(wrap_pyfunction!(voltagent::py_counts, m)?)?;

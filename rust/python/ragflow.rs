@@ -5,13 +5,13 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
 use super::errors::IntoPy;
-use crate::families::ragflow::delim::{
+use crate::compat::ragflow::delim::{
     has_wrapped_delimiter, normalize_text_newlines, parse_delimiter_field, remove_tag,
 };
-use crate::families::ragflow::naive::{naive_merge, parser_txt, Budget, Section};
-use crate::families::ragflow::overlap::{compute_overlap_prefix, Percent};
-use crate::families::ragflow::{num_tokens_batch, num_tokens_from_string};
-use crate::merge::{merge, MergeStrategy};
+use crate::compat::ragflow::naive::{naive_merge, parser_txt, Budget, Section};
+use crate::compat::ragflow::overlap::{compute_overlap_prefix, Percent};
+use crate::compat::ragflow::{num_tokens_batch, num_tokens_from_string};
+use crate::contracts::merge::{merge, MergeStrategy};
 
 /// A Python int (within i64) or float, as upstream's arithmetic sees it.
 #[derive(FromPyObject)]
@@ -39,14 +39,20 @@ fn strategy(under_cap: bool) -> MergeStrategy {
 
 #[pyfunction]
 #[pyo3(name = "num_tokens_from_string")]
-pub fn py_num_tokens_from_string(py: Python<'_>, text: PyBackedStr) -> usize {
-    py.detach(|| num_tokens_from_string(&text))
+pub fn py_num_tokens_from_string(py: Python<'_>, text: PyBackedStr) -> PyResult<usize> {
+    py.detach(|| num_tokens_from_string(&text)).or_raise(py)
 }
 
 #[pyfunction]
 #[pyo3(name = "ragflow_num_tokens_batch")]
-pub fn py_num_tokens_batch(py: Python<'_>, texts: Vec<PyBackedStr>) -> Bound<'_, PyArray1<u64>> {
-    py.detach(|| num_tokens_batch(&texts)).into_pyarray(py)
+pub fn py_num_tokens_batch(
+    py: Python<'_>,
+    texts: Vec<PyBackedStr>,
+) -> PyResult<Bound<'_, PyArray1<u64>>> {
+    Ok(py
+        .detach(|| num_tokens_batch(&texts))
+        .or_raise(py)?
+        .into_pyarray(py))
 }
 
 #[pyfunction]

@@ -1,8 +1,50 @@
-//! The `threads` knob: `None` runs on rayon's global pool, `n` on a pool of `n` threads.
+//! The `threads` knob over shared rayon pools.
+//!
+//! `None` runs on rayon's global pool (one thread per CPU). `n` is clamped to
+//! the number of CPUs: more threads than cores only adds contention, and a
+//! request for a million threads must not try to start them. Each size's pool
+//! is built once and shared by every later call.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rayon::{ThreadPool, ThreadPoolBuilder};
 
 use crate::error::{Error, Result};
 
-/// Runs `f` with the requested parallelism.
+fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+static POOLS: OnceLock<Mutex<Vec<Option<Arc<ThreadPool>>>>> = OnceLock::new();
+
+/// The shared pool of `n` threads (`1 <= n < cpus`).
+fn pool(n: usize) -> Result<Arc<ThreadPool>> {
+    let pools = POOLS.get_or_init(|| Mutex::new(vec![None; cpus()]));
+    let mut pools = pools.lock().map_err(|_| Error::InvalidConfig {
+        field: "threads",
+        value: n.to_string(),
+        expected: "a thread pool that an earlier failure did not poison",
+    })?;
+    if let Some(Some(p)) = pools.get(n) {
+        return Ok(Arc::clone(p));
+    }
+    let built = Arc::new(
+        ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| Error::InvalidConfig {
+                field: "threads",
+                value: format!("{n} ({e})"),
+                expected: "a thread count the system can start",
+            })?,
+    );
+    if let Some(slot) = pools.get_mut(n) {
+        *slot = Some(Arc::clone(&built));
+    }
+    Ok(built)
+}
+
+/// Runs `f` with at most `threads` threads.
 ///
 /// # Errors
 /// [`Error::InvalidConfig`] for `threads == 0` or a pool that cannot start.
@@ -14,14 +56,7 @@ pub fn run<T: Send>(threads: Option<usize>, f: impl FnOnce() -> Result<T> + Send
             value: "0".into(),
             expected: "None or an integer >= 1",
         }),
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .map_err(|e| Error::InvalidConfig {
-                field: "threads",
-                value: format!("{n} ({e})"),
-                expected: "a thread count the system can start",
-            })?
-            .install(f),
+        Some(n) if n >= cpus() => f(),
+        Some(n) => pool(n)?.install(f),
     }
 }

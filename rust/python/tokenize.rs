@@ -7,8 +7,8 @@ use pyo3::pybacked::PyBackedStr;
 use super::arrays::counts_array;
 use super::errors::IntoPy;
 use super::threads;
-use crate::offsets::{convert_sorted, Unit};
-use crate::tokenize::Encoding;
+use crate::text::offsets::{convert_sorted, Unit};
+use crate::tokenizer::Encoding;
 
 #[pyfunction]
 #[pyo3(name = "encode")]
@@ -17,7 +17,9 @@ pub fn py_encode<'py>(
     encoding: &str,
     text: PyBackedStr,
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-    let enc = Encoding::from_name(encoding).or_raise(py)?;
+    let enc = Encoding::from_name(encoding)
+        .and_then(Encoding::load)
+        .or_raise(py)?;
     let ids = py.detach(|| enc.encode_ids(&text));
     Ok(ids.into_pyarray(py))
 }
@@ -31,7 +33,9 @@ pub fn py_encode_with_offsets<'py>(
     encoding: &str,
     text: PyBackedStr,
 ) -> PyResult<IdsAndStarts<'py>> {
-    let enc = Encoding::from_name(encoding).or_raise(py)?;
+    let enc = Encoding::from_name(encoding)
+        .and_then(Encoding::load)
+        .or_raise(py)?;
     let encoded = py.detach(|| enc.encode(&text)).or_raise(py)?;
     Ok((
         encoded.ids.into_pyarray(py),
@@ -42,7 +46,9 @@ pub fn py_encode_with_offsets<'py>(
 #[pyfunction]
 #[pyo3(name = "count")]
 pub fn py_count(py: Python<'_>, encoding: &str, text: PyBackedStr) -> PyResult<usize> {
-    let enc = Encoding::from_name(encoding).or_raise(py)?;
+    let enc = Encoding::from_name(encoding)
+        .and_then(Encoding::load)
+        .or_raise(py)?;
     Ok(py.detach(|| enc.count(&text)))
 }
 
@@ -54,7 +60,9 @@ pub fn py_count_batch<'py>(
     texts: Vec<PyBackedStr>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    let enc = Encoding::from_name(encoding).or_raise(py)?;
+    let enc = Encoding::from_name(encoding)
+        .and_then(Encoding::load)
+        .or_raise(py)?;
     let counts = py
         .detach(|| {
             let refs: Vec<&str> = texts.iter().map(|t| &**t).collect();
@@ -75,7 +83,7 @@ pub fn py_char_to_byte_offsets<'py>(
     let offsets = char_offsets.as_array().to_vec();
     let bytes = py
         .detach(|| {
-            crate::tokenize::check_len(&text)?;
+            crate::tokenizer::check_len(&text)?;
             convert_sorted(&text, &offsets, Unit::Char, Unit::Byte)
         })
         .or_raise(py)?;

@@ -6,7 +6,7 @@ use pyo3::pybacked::PyBackedStr;
 
 use super::arrays::counts_array;
 use super::errors::IntoPy;
-use crate::families::voltagent;
+use crate::compat::voltagent;
 
 #[pyfunction]
 #[pyo3(name = "voltagent_token_ends")]

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._validate import require_str
-from ..chunkers import chunk
 from ..config import BREAK_CLASSES, SentenceWindows
+from ..pipeline import chunk
 from ..reference.sentence_windows import NO_BREAK, WHITE_SPACE, class_of
 from ..tokenizers import Tokenizer, resolve
 

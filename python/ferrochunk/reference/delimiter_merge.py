@@ -10,9 +10,14 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ._offsets import byte_to_char, is_char_boundary
 from .ragflow.merge import group_indices
+from .rows import Batch, Encode, row
+
+if TYPE_CHECKING:
+    from ..config import DelimiterMerge
 
 EncodePiece = Callable[[bytes], list[int]]
 """A piece's UTF-8 bytes -> the byte offset (within the piece) where each token starts."""
@@ -170,3 +175,48 @@ def delimiter_merge(
         span_rows += [[i, a, b, chars[a], chars[b]] for a, b in c.spans]
         child_rows += [[i, a, b, chars[a], chars[b], ts, te] for a, b, ts, te in c.children]
     return chunk_rows, span_rows, child_rows
+
+
+def batch(text: str, config: DelimiterMerge, encode: Encode) -> Batch:
+    """The chunks as a batch (see ``rows.py``); each piece is tokenized on its own."""
+    chunks, span_rows, child_rows = delimiter_merge(
+        text,
+        config.hard_delimiters,
+        config.delimiters,
+        config.child_delimiters,
+        config.token_size,
+        config.strategy.value == "under_cap",
+        config.overlap,
+        lambda piece: encode(piece.decode("utf-8")),
+    )
+    spans_of: dict[int, list[list[int]]] = {}
+    for s in span_rows:
+        spans_of.setdefault(s[0], []).append(s[1:])
+    children_of: dict[int, list[list[int]]] = {}
+    for k in child_rows:
+        children_of.setdefault(k[0], []).append(k)
+    table: list[list[int]] = []
+    spans: list[list[int]] = []
+    texts: list[str] = []
+    for i, (ts, te, overlap, oversize, overlap_spans) in enumerate(chunks):
+        mine = spans_of[i]
+        lo = len(spans)
+        spans += mine
+        extent = (mine[0][0], mine[-1][1], mine[0][2], mine[-1][3])
+        table.append(
+            row(
+                i,
+                -1,
+                (ts, te),
+                extent,
+                oversize=oversize,
+                overlap_tokens=overlap,
+                overlap_spans=overlap_spans,
+                spans=(lo, len(spans)),
+            )
+        )
+        texts.append(config.joiner.join(text[cs:ce] for _, _, cs, ce in mine))
+        for j, (_, bs, be, cs, ce, kts, kte) in enumerate(children_of.get(i, [])):
+            table.append(row(j, i, (kts, kte), (bs, be, cs, ce)))
+            texts.append(text[cs:ce])
+    return table, spans, texts

@@ -1,16 +1,23 @@
-"""``Recursive`` in plain Python (the twin of ``rust/families/dify_contract.rs``).
+"""``Recursive`` in plain Python, written from its contract (README, "Recursive").
 
-Dify's recursive splitter, measured in real tokens from one tokenization pass:
+Dify's recursive splitter measured in real tokens, with every decision local:
 
-* a span's size is the number of tokens that overlap it (a conservative count when a
-  boundary falls inside a token);
-* a span that fits the content budget (``max_tokens - overlap_tokens``) is kept whole;
-  otherwise it is cut at the first separator it contains (the separator stays with the
-  piece before it, ``"end"``, or after it, ``"start"``), neighbouring pieces merge while
-  they fit, and a piece that does not fit recurses with the next separators; with no
-  separator left it is cut into windows of whole tokens at character boundaries;
-* a fixed separator first cuts the text into segments that are never merged;
-* overlap extends a chunk backwards by whole tokens, within ``max_tokens``.
+* a span's size is the number of tokens that overlap it; the content budget is
+  ``max_tokens - overlap_tokens``;
+* a fixed separator first cuts the text into segments (the separator stays at the end of
+  the segment before it, or the start of the one after); empty segments are skipped and
+  chunks never cross a segment boundary;
+* inside a segment, chunks are cut one after another from ``at``: if the rest of the
+  segment fits the budget it is the chunk; otherwise the *window* is the longest span from
+  ``at`` that fits, and the chunk ends at the last occurrence inside the window of the
+  first separator (in order) that occurs there, occurrences found left to right without
+  overlap from ``at``; the empty separator ends the list;
+* with no separator in the window, the chunk ends at the window's last token boundary that
+  is a character boundary, or, when the window holds none, at the first one after it
+  (``oversize``), or the segment's end;
+* overlap extends every chunk after the first backwards by whole tokens, within
+  ``max_tokens`` and never before the previous chunk's content, then moves later to a
+  character boundary.
 
 Works on UTF-8 bytes so its offsets are the native ones.
 """
@@ -19,141 +26,163 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ._offsets import byte_to_char, is_char_boundary
+from .rows import Batch, row
 
-Row = tuple[int, int, int, int, int, int, int]
-"""token_start, token_end, byte_start, byte_end, char_start, char_end, oversize"""
+if TYPE_CHECKING:
+    from ..config import Recursive
+
+Span = tuple[int, int, int, int, bool]
+"""token_start, token_end, byte_start, byte_end, oversize"""
 
 
-class _Tokens:
-    """Token boundaries of the text: token ``i`` spans ``starts[i]`` to the next start."""
+class Tokens:
+    """The tokens over ``data[lo:hi]``: token ``base + k`` starts at ``starts[k]`` and runs
+    to the next start (the last one to ``hi``)."""
 
-    def __init__(self, data: bytes, starts: Sequence[int]) -> None:
+    def __init__(self, data: bytes, starts: Sequence[int], base: int, hi: int) -> None:
         self.data = data
-        self.starts = [0, *starts[1:]] if starts else []
+        self.starts = list(starts)
+        self.base = base
+        self.hi = hi
 
-    def first(self, at: int) -> int:
-        """Index of the token containing byte ``at``."""
-        return max(bisect_right(self.starts, at) - 1, 0)
+    @property
+    def n(self) -> int:
+        return self.base + len(self.starts)
 
-    def end(self, at: int) -> int:
-        """Number of tokens starting before byte ``at``."""
-        return bisect_left(self.starts, at)
+    def bound(self, i: int) -> int:
+        """Where token ``i`` starts (``hi`` past the last token)."""
+        k = i - self.base
+        return self.starts[k] if k < len(self.starts) else self.hi
+
+    def token_at(self, at: int) -> int:
+        """The token holding byte ``at``."""
+        return self.base + max(bisect_right(self.starts, at) - 1, 0)
 
     def count(self, a: int, b: int) -> int:
-        return self.end(b) - self.first(a) if b > a and self.starts else 0
+        """Tokens overlapping ``a..b``."""
+        if b <= a or not self.starts:
+            return 0
+        return self.base + bisect_left(self.starts, b) - self.token_at(a)
 
-    def cuts(self, a: int, b: int) -> list[int]:
-        """Token starts strictly inside ``(a, b)`` that are character boundaries, then ``b``."""
-        inside = self.starts[bisect_right(self.starts, a) : bisect_left(self.starts, b)]
-        return [s for s in inside if is_char_boundary(self.data, s)] + [b]
+    def boundary(self, at: int) -> bool:
+        return is_char_boundary(self.data, at)
 
 
-def _pieces(data: bytes, a: int, b: int, sep: bytes, keep: str) -> list[tuple[int, int]]:
-    """``data[a:b]`` cut at every ``sep``, the separator kept at the end or the start."""
+def _segments(data: bytes, lo: int, hi: int, fixed: bytes, keep_end: bool) -> list[tuple[int, int]]:
+    """``data[lo:hi]`` cut at every occurrence of ``fixed`` (none: one segment)."""
+    if not fixed:
+        return [(lo, hi)] if hi > lo else []
     out = []
-    at = a
-    i = data.find(sep, a, b)
-    while i != -1:
-        cut = i + len(sep) if keep == "end" else i
+    at = search = lo
+    while (m := data.find(fixed, search, hi)) != -1:
+        cut = m + len(fixed) if keep_end else m
         if cut > at:
             out.append((at, cut))
             at = cut
-        i = data.find(sep, i + len(sep), b)
-    if b > at:
-        out.append((at, b))
+        search = m + len(fixed)
+    if hi > at:
+        out.append((at, hi))
     return out
 
 
-def _windows(tokens: _Tokens, a: int, b: int, budget: int) -> list[tuple[int, int]]:
-    """Whole-token windows of at most ``budget`` tokens, cut at character boundaries."""
-    out = []
-    at = a
-    cuts = tokens.cuts(a, b)
-    while at < b:
-        # Counts grow with the cut, so the furthest fitting cut is a binary search.
-        lo = bisect_right(cuts, at)
-        fit = bisect_right(cuts, budget, lo=lo, key=lambda c: tokens.count(at, c))
-        end = cuts[fit - 1] if fit > lo else cuts[lo]
-        out.append((at, end))
-        at = end
-    return out
+def _separator_cut(
+    data: bytes, at: int, window_end: int, seps: Sequence[bytes], keep_end: bool
+) -> int | None:
+    """The last cut in ``(at, window_end]`` of the first separator that has one."""
+    for sep in seps:
+        best = None
+        search = at
+        while (m := data.find(sep, search)) != -1:
+            cut = m + len(sep) if keep_end else m
+            if cut > window_end:
+                break
+            if cut > at:
+                best = cut
+            search = m + len(sep)
+        if best is not None:
+            return best
+    return None
 
 
-def _split(
-    tokens: _Tokens,
-    a: int,
-    b: int,
-    separators: Sequence[bytes],
-    budget: int,
-    keep: str,
-) -> list[tuple[int, int]]:
-    if tokens.count(a, b) <= budget:
-        return [(a, b)]
-    for i, sep in enumerate(separators):
-        if sep == b"":
+def cut_spans(tokens: Tokens, lo: int, config: Recursive) -> list[Span]:
+    """The chunks of ``data[lo:tokens.hi]`` by the contract."""
+    data, hi = tokens.data, tokens.hi
+    max_tokens, overlap = config.max_tokens, config.overlap_tokens
+    budget = max_tokens - overlap
+    keep_end = config.keep_separator == "end"
+    seps = []
+    for s in config.separators:
+        if not s:
             break
-        if tokens.data.find(sep, a, b) != -1:
-            rest = separators[i + 1 :]
-            out: list[tuple[int, int]] = []
-            cur: tuple[int, int] | None = None
-            for p in _pieces(tokens.data, a, b, sep, keep):
-                if tokens.count(*p) > budget:
-                    if cur:
-                        out.append(cur)
-                        cur = None
-                    out.extend(_split(tokens, p[0], p[1], rest, budget, keep))
-                elif cur and tokens.count(cur[0], p[1]) <= budget:
-                    cur = (cur[0], p[1])
-                else:
-                    if cur:
-                        out.append(cur)
-                    cur = p
-            if cur:
-                out.append(cur)
-            return out
-    return _windows(tokens, a, b, budget)
+        seps.append(s.encode("utf-8"))
+    fixed = (config.fixed_separator or "").encode("utf-8")
+
+    def chunk_end(at: int, seg_end: int) -> int:
+        first = tokens.token_at(at)
+        overflow = first + budget  # the first token that does not fit
+        if overflow >= tokens.n or seg_end <= tokens.bound(overflow):
+            return seg_end  # the rest of the segment fits
+        window_end = tokens.bound(overflow)
+        cut = _separator_cut(data, at, window_end, seps, keep_end)
+        if cut is not None:
+            return cut
+        for i in range(overflow, first, -1):
+            b = tokens.bound(i)
+            if b > at and tokens.boundary(b):
+                return b
+        for i in range(overflow + 1, tokens.n + 1):
+            b = tokens.bound(i)
+            if b > at and tokens.boundary(b):
+                return min(b, seg_end)
+        return seg_end
+
+    out: list[Span] = []
+    prev: tuple[int, int] | None = None  # previous content start and its token
+    for seg_start, seg_end in _segments(data, lo, hi, fixed, keep_end):
+        at = seg_start
+        while at < seg_end:
+            cut = chunk_end(at, seg_end)
+            start = at
+            if prev is not None and overlap:
+                k = min(overlap, max_tokens - tokens.count(at, cut))
+                first = tokens.token_at(at)
+                if k > 0 and first >= k:
+                    prev_at, prev_token = prev
+                    start = (
+                        prev_at if first - k < prev_token else max(tokens.bound(first - k), prev_at)
+                    )
+                    while start < at and not tokens.boundary(start):
+                        nxt = tokens.token_at(start) + 1
+                        start = min(tokens.bound(nxt), at) if nxt < tokens.n else at
+            count = tokens.count(start, cut)
+            ts = tokens.token_at(start) if tokens.n else 0
+            out.append((ts, ts + count, start, cut, count > max_tokens))
+            prev = (at, tokens.token_at(at))
+            at = cut
+    return out
 
 
-def recursive_rows(
-    text: str,
-    byte_starts: Sequence[int],
-    max_tokens: int,
-    overlap_tokens: int,
-    fixed_separator: str | None,
-    separators: Sequence[str],
-    keep: str,
-) -> list[Row]:
-    """The chunks of ``text`` as rows (see :data:`Row`)."""
+def whole_text_tokens(data: bytes, byte_starts: Sequence[int]) -> Tokens:
+    """The tokens of a whole text (token 0 runs from its start)."""
+    starts = [0, *byte_starts[1:]] if byte_starts else []
+    return Tokens(data, starts, 0, len(data))
+
+
+def chars_of(data: bytes, spans: Sequence[Span]) -> dict[int, int]:
+    positions = [x for s in spans for x in s[2:4]]
+    return dict(zip(positions, byte_to_char(data, positions), strict=True))
+
+
+def batch(text: str, byte_starts: Sequence[int], config: Recursive) -> Batch:
+    """The chunks as a batch (see ``rows.py``)."""
     data = text.encode("utf-8")
-    tokens = _Tokens(data, byte_starts)
-    budget = max_tokens - overlap_tokens
-    seps = [s.encode("utf-8") for s in separators]
-    segments = (
-        _pieces(data, 0, len(data), fixed_separator.encode("utf-8"), keep)
-        if fixed_separator
-        else ([(0, len(data))] if data else [])
-    )
-    content = [span for a, b in segments for span in _split(tokens, a, b, seps, budget, keep)]
-    spans = []
-    for i, (a, b) in enumerate(content):
-        start = a
-        if i and overlap_tokens:
-            k = min(overlap_tokens, max_tokens - tokens.count(a, b))
-            first = tokens.first(a)
-            if k > 0 and first - k >= 0:
-                start = max(tokens.starts[first - k], content[i - 1][0])
-                # Move later to a character boundary (never past the content start).
-                while start < a and not is_char_boundary(data, start):
-                    nxt = tokens.first(start) + 1
-                    start = min(tokens.starts[nxt] if nxt < len(tokens.starts) else a, a)
-        spans.append((start, b))
-    positions = [x for s in spans for x in s]
-    chars = dict(zip(positions, byte_to_char(data, positions), strict=True))
-    rows = []
-    for a, b in spans:
-        count = tokens.count(a, b)
-        ts = tokens.first(a) if tokens.starts else 0
-        rows.append((ts, ts + count, a, b, chars[a], chars[b], int(count > max_tokens)))
-    return rows
+    spans = cut_spans(whole_text_tokens(data, byte_starts), 0, config)
+    chars = chars_of(data, spans)
+    table = [
+        row(i, -1, (ts, te), (bs, be, chars[bs], chars[be]), oversize=int(big))
+        for i, (ts, te, bs, be, big) in enumerate(spans)
+    ]
+    return table, [], [text[r[6] : r[7]] for r in table]

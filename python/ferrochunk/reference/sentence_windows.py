@@ -17,8 +17,13 @@ Token ``i`` starts at ``byte_starts[i]`` (the first at 0). Boundary ``i`` is whe
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ._offsets import byte_to_char, is_char_boundary
+from .rows import Batch, row
+
+if TYPE_CHECKING:
+    from ..config import SentenceWindows
 
 Row = tuple[int, int, int, int, int, int, int, int]
 """token_start, token_end, byte_start, byte_end, char_start, char_end, overlap_tokens,
@@ -79,6 +84,7 @@ def sentence_windows(
     data = text.encode("utf-8")
     n = len(byte_starts)
     if n == 0:
+        # No tokens: a non-empty text is one window, kept whole.
         return [(0, 0, 0, len(data), 0, len(text), 0, 0)] if text else []
 
     def byte(i: int) -> int:
@@ -126,3 +132,25 @@ def sentence_windows(
     return [
         (s, e, byte(s), byte(e), chars[s], chars[e], f - s, int(big)) for s, f, e, big in windows
     ]
+
+
+def batch(text: str, byte_starts: Sequence[int], config: SentenceWindows) -> Batch:
+    """The windows as a batch (see ``rows.py``)."""
+    classes = [list(c) for c in config.break_classes]
+    windows = sentence_windows(text, byte_starts, config.safe_max, config.overlap_tokens, classes)
+    table = []
+    prev_end = 0
+    for i, (ts, te, bs, be, cs, ce, overlap, oversize) in enumerate(windows):
+        table.append(
+            row(
+                i,
+                -1,
+                (ts, te),
+                (bs, be, cs, ce),
+                oversize=oversize,
+                overlap_tokens=overlap,
+                overlap_chars=prev_end - cs if i else 0,
+            )
+        )
+        prev_end = ce
+    return table, [], [text[r[6] : r[7]] for r in table]

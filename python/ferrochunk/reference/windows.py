@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from ..errors import OffsetsError
 from ._offsets import byte_to_char, is_char_boundary
+from .rows import Batch, row
 
 Span = tuple[int, int, int, int, int, int]
 """token_start, token_end, byte_start, byte_end, char_start, char_end"""
@@ -75,3 +76,12 @@ def token_windows(
             windows, byte_starts_w, byte_ends_w, char_starts, char_ends, strict=True
         )
     ]
+
+
+def batch(text: str, byte_starts: Sequence[int], max_tokens: int, overlap_tokens: int) -> Batch:
+    """The windows as a batch (see ``rows.py``)."""
+    spans = token_windows(text, byte_starts, max_tokens, overlap_tokens)
+    table = [
+        row(i, -1, (ts, te), (bs, be, cs, ce)) for i, (ts, te, bs, be, cs, ce) in enumerate(spans)
+    ]
+    return table, [], [text[r[6] : r[7]] for r in table]

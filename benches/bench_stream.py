@@ -1,0 +1,142 @@
+"""Streaming: bounded memory on a large generated file, throughput against chunk().
+
+Sizes: a 2 GB file for peak memory, 100 MB for stream-against-memory throughput, 10 MB for
+ParentChild against Recursive. With ``--benchmark-disable`` (the default, as smoke tests)
+the sizes shrink to a few MB and every output is still checked.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ferrochunk as fc
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "target" / "bench-data"
+MB = 1_000_000
+
+CONFIGS = {
+    "TokenWindows(512, 51)": fc.TokenWindows(512, overlap_tokens=51),
+    "Recursive(512, 51)": fc.Recursive(512, overlap_tokens=51),
+    "SentenceWindows(512)": fc.SentenceWindows(512),
+    "DelimiterMerge(512)": fc.DelimiterMerge(512, delimiters=("\n\n", "\n", "。", ". ")),
+    "ParentChild(1024/128)": fc.ParentChild(fc.Recursive(1024), child=fc.Recursive(128)),
+}
+
+# Run in a fresh process so its peak RSS is the pipeline's alone.
+_PROBE = """
+import json, sys, time
+import ferrochunk as fc
+from benches.bench_stream import CONFIGS
+config = CONFIGS[sys.argv[2]]
+start = time.perf_counter()
+chunks = tokens = 0
+end = 0
+for c in fc.chunk_file(sys.argv[1], config):
+    chunks += 1
+    tokens += c.token_count
+    end = max(end, c.byte_end)
+seconds = time.perf_counter() - start
+# VmHWM is this process image's own high-water mark (ru_maxrss can carry the parent's
+# size across fork and exec).
+status = open("/proc/self/status").read().split("VmHWM:")[1]
+peak = int(status.split()[0]) * 1024
+print(json.dumps({"chunks": chunks, "end": end, "seconds": seconds, "peak": peak}))
+"""
+
+
+def _smoke(config: pytest.Config) -> bool:
+    return bool(config.getoption("benchmark_disable")) and not config.getoption("benchmark_enable")
+
+
+def _file(text: str, size: int) -> Path:
+    """``text`` repeated to about ``size`` bytes (whole characters), written once."""
+    DATA.mkdir(parents=True, exist_ok=True)
+    path = DATA / f"multilingual-{size // MB}MB.txt"
+    if not path.exists():
+        block = text.encode("utf-8")
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "wb") as f:
+            for _ in range(size // len(block)):
+                f.write(block)
+            f.write(block[: size % len(block)].decode("utf-8", "ignore").encode("utf-8"))
+        tmp.replace(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def sizes(request: pytest.FixtureRequest) -> dict[str, int]:
+    if _smoke(request.config):
+        return {"memory": 8 * MB, "throughput": 4 * MB, "parent_child": 1 * MB}
+    return {"memory": 2000 * MB, "throughput": 100 * MB, "parent_child": 10 * MB}
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_chunk_file_peak_memory(benchmark, multilingual, sizes, name):
+    path = _file(multilingual, sizes["memory"])
+    size = path.stat().st_size
+    benchmark.group = "chunk_file peak memory"
+    benchmark.extra_info["bytes"] = size
+
+    def probe() -> dict[str, float]:
+        out = subprocess.run(
+            [sys.executable, "-c", _PROBE, str(path), name],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(out.stdout)
+
+    result = benchmark.pedantic(probe, rounds=1, iterations=1)
+    benchmark.extra_info["peak_rss_mb"] = round(result["peak"] / 2**20, 1)
+    assert result["end"] == size
+    assert result["peak"] < 300 * 2**20, f"{name}: peak RSS {result['peak'] / 2**20:.0f} MB"
+
+
+@pytest.fixture(scope="session")
+def hundred_mb(multilingual: str, sizes: dict[str, int]) -> tuple[Path, str]:
+    path = _file(multilingual, sizes["throughput"])
+    return path, path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+@pytest.mark.parametrize("how", ["chunk_file", "chunk"])
+def test_stream_against_memory(benchmark, hundred_mb, name, how):
+    path, text = hundred_mb
+    config = CONFIGS[name]
+    benchmark.group = f"stream vs memory: {name}"
+    benchmark.extra_info["bytes"] = path.stat().st_size
+
+    def run() -> tuple[int, int]:
+        chunks = fc.chunk_file(path, config) if how == "chunk_file" else fc.chunk(text, config)
+        n = end = 0
+        for c in chunks:
+            n += 1
+            end = max(end, c.byte_end)
+        return n, end
+
+    n, end = benchmark.pedantic(run, rounds=3, iterations=1)
+    assert n > 0
+    assert end == path.stat().st_size
+
+
+@pytest.mark.parametrize("name", ["Recursive(512)", "ParentChild(512/128)"])
+def test_parent_child_against_recursive(benchmark, multilingual, sizes, name):
+    text = (multilingual * (sizes["parent_child"] // len(multilingual.encode()) + 1))[
+        : sizes["parent_child"]
+    ]
+    config = (
+        fc.Recursive(512)
+        if name.startswith("Recursive")
+        else fc.ParentChild(fc.Recursive(512), child=fc.Recursive(128))
+    )
+    benchmark.group = "parent-child vs recursive"
+    benchmark.extra_info["bytes"] = len(text.encode())
+    chunks = benchmark.pedantic(fc.chunk, (text, config), rounds=3, iterations=1)
+    assert chunks[-1].char_end == len(text)

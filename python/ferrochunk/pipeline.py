@@ -1,0 +1,551 @@
+"""The one path for every config: text -> tokens -> cutter -> rows -> :class:`Chunk`.
+
+``chunk`` is a stream of one piece; ``chunk_stream`` and ``chunk_file`` feed the same native
+pipeline piece by piece (it keeps only a bounded carry); ``chunk_many`` runs it over many
+documents in parallel. Rows come back as arrays plus one string per chunk, and one builder
+turns them into chunks for every config, native or reference.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from . import _clean, _native
+from ._validate import describe, require_choice, require_int, require_str
+from .config import CONFIGS, CleanRules, Config, SentenceWindows
+from .errors import ConfigTypeError, InputDecodeError, InputTypeError
+from .reference.rows import Batch
+from .tokenizers import Tokenizer, offset_safe, resolve, utf8_safe
+from .types import Chunk, Metadata, SpanArray
+
+__all__ = [
+    "chunk",
+    "chunk_file",
+    "chunk_items",
+    "chunk_many",
+    "chunk_spans",
+    "chunk_stream",
+]
+
+_BACKENDS = ("native", "reference")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+DEFAULT_BUFFER = 1 << 20
+
+
+def _require_config(config: Any) -> Config:
+    if not isinstance(config, CONFIGS):
+        names = ", ".join(c.__name__ for c in CONFIGS)
+        raise ConfigTypeError(f"config must be one of {names}, got {describe(config)}")
+    return config
+
+
+def _tokenizer(config: Config, tokenizer: Tokenizer | str | None) -> Tokenizer:
+    """The call's tokenizer, else the config's own (``SentenceWindows.tokenizer``), else cl100k."""
+    if tokenizer is None and isinstance(config, SentenceWindows):
+        tokenizer = config.tokenizer
+    return resolve(tokenizer)
+
+
+# -- building chunks ------------------------------------------------------------------
+
+
+def _metadata(
+    keys: Sequence[str], row: Sequence[int], spans: Any, kids: tuple[Chunk, ...] | None
+) -> Metadata:
+    found: dict[str, Any] = {}
+    for key in keys:
+        if key == "oversize":
+            found[key] = bool(row[8])
+        elif key == "overlap_tokens":
+            found[key] = row[9]
+        elif key == "overlap_chars":
+            found[key] = row[10]
+        elif key == "overlap_spans":
+            found[key] = row[11]
+        elif key == "spans":
+            found[key] = tuple((s[2], s[3]) for s in spans[row[12] : row[13]])
+        elif key == "parent":
+            found[key] = row[1]
+        elif key == "children":
+            found[key] = kids or ()
+    return Metadata(found)
+
+
+def _chunk(row: Sequence[int], text: str, metadata: Metadata) -> Chunk:
+    return Chunk(
+        text=text,
+        char_start=row[6],
+        char_end=row[7],
+        byte_start=row[4],
+        byte_end=row[5],
+        token_start=row[2],
+        token_end=row[3],
+        token_count=row[3] - row[2],
+        index=row[0],
+        metadata=metadata,
+    )
+
+
+def _build(config: Config, batch: Batch) -> list[Chunk]:
+    """Chunks from a batch: top-level rows, each followed by its children's rows."""
+    table, spans, texts = batch
+    rows = table.tolist() if isinstance(table, np.ndarray) else table
+    spans = spans.tolist() if isinstance(spans, np.ndarray) else spans
+    keys, child_keys = config._metadata, config._child_metadata
+    out: list[Chunk] = []
+    pending: tuple[list[int], str] | None = None
+    kids: list[Chunk] = []
+
+    def flush() -> None:
+        if pending is not None:
+            row, text = pending
+            out.append(_chunk(row, text, _metadata(keys, row, spans, tuple(kids))))
+
+    for row, text in zip(rows, texts, strict=True):
+        if row[1] < 0:
+            flush()
+            pending, kids = (row, text), []
+        else:
+            kids.append(_chunk(row, text, _metadata(child_keys, row, spans, None)))
+    flush()
+    return out
+
+
+def _surrogates(text: str, offset: int = 0) -> dict[int, str]:
+    """Surrogate code points of ``text`` by absolute character offset."""
+    return {offset + m.start(): m.group() for m in _SURROGATE.finditer(text)}
+
+
+def _restore(chunk: Chunk, found: dict[int, str], joiner: str) -> Chunk:
+    """Puts back surrogates the native side read as U+FFFD (same length, one for one)."""
+    if not found:
+        return chunk
+    parts = chunk.metadata.get("spans") or ((chunk.char_start, chunk.char_end),)
+    chars = list(chunk.text)
+    at = 0
+    changed = False
+    for a, b in parts:
+        for pos in sorted(p for p in found if a <= p < b):
+            chars[at + pos - a] = found[pos]
+            changed = True
+        at += (b - a) + len(joiner)
+    metadata = chunk.metadata
+    if "children" in metadata:
+        kids = tuple(_restore(k, found, "") for k in metadata["children"])
+        metadata = Metadata({**metadata, "children": kids})
+        changed = True
+    if not changed:
+        return chunk
+    return replace(chunk, text="".join(chars), metadata=metadata)
+
+
+# -- running one text -----------------------------------------------------------------
+
+
+def _encode_starts(tok: Tokenizer) -> Callable[[str], list[int]]:
+    return lambda text: tok.encode_with_offsets(text)[1].tolist()
+
+
+def _given_tokens(text: str, config: Config, tok: Tokenizer) -> dict[str, Any]:
+    """A Python tokenizer's output for the native pipeline: whole text or each piece."""
+    if not config._tokenizes_pieces:
+        return {"starts": tok.encode_with_offsets(text)[1]}
+    data = text.encode("utf-8")
+    lists = [
+        tok.encode_with_offsets(data[a:b].decode("utf-8"))[1]
+        for a, b in _native.delimiter_pieces(text, config._spec()).tolist()
+    ]
+    counts = np.fromiter((len(s) for s in lists), dtype=np.uint32, count=len(lists))
+    starts = np.concatenate(lists) if lists else np.zeros(0, dtype=np.uint32)
+    return {"starts": starts.astype(np.uint32), "counts": counts}
+
+
+def _run(text: str, config: Config, tok: Tokenizer, backend: str) -> Batch:
+    """The batch of one UTF-8-safe text on the chosen backend."""
+    if backend == "reference":
+        return config._reference(text, _encode_starts(tok))
+    if tok.native_encoding is not None:
+        return _native.chunk(text, config._spec(), encoding=tok.native_encoding)
+    return _native.chunk(text, config._spec(), **_given_tokens(text, config, tok))
+
+
+def _chunks_of(text: str, config: Config, tok: Tokenizer, backend: str) -> list[Chunk]:
+    safe = utf8_safe(text)
+    chunks = _build(config, _run(safe, config, tok, backend))
+    if safe is text:
+        return chunks
+    found = _surrogates(text)
+    joiner = getattr(config, "joiner", "")
+    return [_restore(c, found, joiner) for c in chunks]
+
+
+def _checked(
+    text: Any, config: Any, tokenizer: Any, backend: Any
+) -> tuple[str, Config, Tokenizer, str]:
+    require_str("text", text)
+    config = _require_config(config)
+    require_choice("backend", backend, _BACKENDS)
+    return text, config, _tokenizer(config, tokenizer), backend
+
+
+def chunk(
+    text: str,
+    config: Config,
+    *,
+    tokenizer: Tokenizer | str | None = None,
+    backend: str = "native",
+    clean: CleanRules | None = None,
+) -> list[Chunk]:
+    """Cuts ``text`` by ``config``; empty text gives ``[]``.
+
+    ``tokenizer`` defaults to the embedded cl100k. ``backend="reference"`` runs the
+    pure-Python oracle. With ``clean``, the text is cleaned first: chunks hold cleaned
+    text, and their offsets index the original ``text``.
+
+    >>> import ferrochunk as fc
+    >>> [c.text for c in fc.chunk("one two three four", fc.TokenWindows(2))]
+    ['one two', ' three four']
+    """
+    if clean is not None:
+        return _cleaned(text, config, tokenizer, backend, clean)
+    text, config, tok, backend = _checked(text, config, tokenizer, backend)
+    return _chunks_of(text, config, tok, backend)
+
+
+def chunk_spans(
+    text: str,
+    config: Config,
+    *,
+    tokenizer: Tokenizer | str | None = None,
+    backend: str = "native",
+) -> SpanArray:
+    """The top-level chunks of ``text`` as an ``(n, 6)`` int64 array, without ``Chunk`` objects.
+
+    Columns: ``token_start, token_end, byte_start, byte_end, char_start, char_end`` (a
+    ``DelimiterMerge`` chunk joined from several spans reports its extent).
+
+    >>> import ferrochunk as fc
+    >>> fc.chunk_spans("one two three", fc.TokenWindows(2)).tolist()
+    [[0, 2, 0, 7, 0, 7], [2, 3, 7, 13, 7, 13]]
+    """
+    text, config, tok, backend = _checked(text, config, tokenizer, backend)
+    table = np.asarray(_run(utf8_safe(text), config, tok, backend)[0], dtype=np.int64)
+    table = table.reshape(-1, 14)
+    spans: SpanArray = np.ascontiguousarray(table[table[:, 1] < 0][:, 2:8])
+    return spans
+
+
+def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -> list[Chunk]:
+    """Chunks of the cleaned text with character and byte offsets in the original."""
+    require_str("text", text)
+    if not isinstance(clean, CleanRules):
+        raise ConfigTypeError(f"clean must be a CleanRules or None, got {describe(clean)}")
+    cleaned, where = _clean.clean(text, clean)
+    chunks = chunk(cleaned, config, tokenizer=tokenizer, backend=backend)
+    spans: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def collect(c: Chunk) -> None:
+        spans[(c.char_start, c.char_end)] = (0, 0)
+        for a, b in c.metadata.get("spans", ()):
+            spans[(a, b)] = (0, 0)
+        for kid in c.metadata.get("children", ()):
+            collect(kid)
+
+    for c in chunks:
+        collect(c)
+    for key in spans:
+        spans[key] = _clean.to_original(where, len(text), *key)
+    chars = sorted({x for pair in spans.values() for x in pair})
+    as_bytes = _native.char_to_byte_offsets(
+        utf8_safe(text), np.asarray(chars, dtype=np.uint64)
+    ).tolist()
+    byte_of = dict(zip(chars, as_bytes, strict=True))
+
+    def remap(c: Chunk) -> Chunk:
+        cs, ce = spans[(c.char_start, c.char_end)]
+        metadata = dict(c.metadata)
+        if "spans" in metadata:
+            metadata["spans"] = tuple(spans[s] for s in metadata["spans"])
+        if "children" in metadata:
+            metadata["children"] = tuple(remap(k) for k in metadata["children"])
+        return replace(
+            c,
+            char_start=cs,
+            char_end=ce,
+            byte_start=byte_of[cs],
+            byte_end=byte_of[ce],
+            metadata=Metadata(metadata),
+        )
+
+    return [remap(c) for c in chunks]
+
+
+# -- many texts -----------------------------------------------------------------------
+
+
+def _threads(threads: Any) -> int | None:
+    """``None`` (every core) or a count >= 1; the native side clamps it to the cores."""
+    return None if threads is None else require_int("threads", threads, minimum=1)
+
+
+def chunk_many(
+    texts: Sequence[str],
+    config: Config,
+    *,
+    tokenizer: Tokenizer | str | None = None,
+    threads: int | None = None,
+) -> list[list[Chunk]]:
+    """:func:`chunk` for many documents, in parallel with the GIL released.
+
+    ``threads=None`` uses every core; ``threads=1`` runs on one thread; a count above the
+    number of cores is clamped to it.
+
+    >>> import ferrochunk as fc
+    >>> [len(c) for c in fc.chunk_many(["a b c", ""], fc.TokenWindows(2), threads=1)]
+    [2, 0]
+    """
+    if isinstance(texts, str) or not isinstance(texts, Sequence):
+        raise InputTypeError(f"texts must be a sequence of str, got {describe(texts)}")
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise InputTypeError(f"texts[{i}] must be a str, got {describe(text)}")
+    config = _require_config(config)
+    threads = _threads(threads)
+    tok = _tokenizer(config, tokenizer)
+    encoding = tok.native_encoding
+    if encoding is None:
+        # Python tokenizers hold the GIL; the native cutting releases it between calls.
+        with ThreadPoolExecutor(max_workers=min(threads or os.cpu_count() or 1, 32)) as pool:
+            return list(pool.map(lambda t: _chunks_of(t, config, tok, "native"), texts))
+    safe = [utf8_safe(t) for t in texts]
+    batches = _native.chunk_many(safe, config._spec(), encoding, threads)
+    out = []
+    joiner = getattr(config, "joiner", "")
+    for text, clean_text, batch in zip(texts, safe, batches, strict=True):
+        chunks = _build(config, batch)
+        if clean_text is not text:
+            found = _surrogates(text)
+            chunks = [_restore(c, found, joiner) for c in chunks]
+        out.append(chunks)
+    return out
+
+
+# -- streams --------------------------------------------------------------------------
+
+
+class _Restorer:
+    """Surrogates seen in a stream, by absolute character offset, kept until every chunk
+    that could hold them has gone by (a chunk never starts before the previous one)."""
+
+    def __init__(self, joiner: str) -> None:
+        self.joiner = joiner
+        self.found: dict[int, str] = {}
+
+    def apply(self, chunks: list[Chunk]) -> list[Chunk]:
+        if not self.found:
+            return chunks
+        out = [_restore(c, self.found, self.joiner) for c in chunks]
+        if chunks:
+            floor = chunks[-1].char_start
+            keys = sorted(self.found)
+            for key in keys[: bisect_left(keys, floor)]:
+                del self.found[key]
+        return out
+
+
+def _native_stream(config: Config, encoding: str) -> Any:
+    return _native.Stream(config._spec(), encoding)
+
+
+def chunk_stream(
+    pieces: Iterable[str],
+    config: Config,
+    *,
+    tokenizer: Tokenizer | str | None = None,
+) -> Iterator[Chunk]:
+    """Chunks text that arrives in pieces, as soon as each chunk can no longer change.
+
+    The chunks equal ``chunk("".join(pieces), config)``, offsets counted over the whole
+    stream; a piece may end anywhere, even inside a word or a CRLF. Only a bounded carry
+    is held (see the README). A Python tokenizer sees whole documents, so with one the
+    pieces are joined first.
+
+    >>> import ferrochunk as fc
+    >>> [c.text for c in fc.chunk_stream(["one tw", "o three"], fc.TokenWindows(2))]
+    ['one two', ' three']
+    """
+    config = _require_config(config)
+    tok = _tokenizer(config, tokenizer)
+    if isinstance(pieces, str) or not isinstance(pieces, Iterable):
+        raise InputTypeError(f"pieces must be an iterable of str, got {describe(pieces)}")
+    return _stream(pieces, config, tok)
+
+
+def _stream(pieces: Iterable[str], config: Config, tok: Tokenizer) -> Iterator[Chunk]:
+    encoding = tok.native_encoding
+    if encoding is None:
+        yield from _chunks_of("".join(_checked_pieces(pieces)), config, tok, "native")
+        return
+    stream = _native_stream(config, encoding)
+    restorer = _Restorer(getattr(config, "joiner", ""))
+    chars = 0
+    for piece in _checked_pieces(pieces):
+        try:
+            batch = stream.push(piece)
+        except UnicodeEncodeError:
+            restorer.found.update(_surrogates(piece, chars))
+            batch = stream.push(offset_safe(piece))
+        chars += len(piece)
+        yield from restorer.apply(_build(config, batch))
+    yield from restorer.apply(_build(config, stream.finish()))
+
+
+def _checked_pieces(pieces: Iterable[Any]) -> Iterator[str]:
+    for i, piece in enumerate(pieces):
+        if not isinstance(piece, str):
+            raise InputTypeError(f"pieces[{i}] must be a str, got {describe(piece)}")
+        yield piece
+
+
+def chunk_file(
+    path: str | os.PathLike[str],
+    config: Config,
+    *,
+    encoding: str = "utf-8",
+    errors: str = "strict",
+    tokenizer: Tokenizer | str | None = None,
+    buffer_bytes: int = DEFAULT_BUFFER,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[Chunk]:
+    """Chunks a file read in buffers of ``buffer_bytes``, in bounded memory.
+
+    Bytes are read as stored (no newline translation), so offsets index the file: for a
+    UTF-8 file, ``byte_start``/``byte_end`` are file offsets. A buffer may end inside a
+    character. With ``errors="strict"``, undecodable bytes raise
+    :class:`~ferrochunk.errors.InputDecodeError` with their ``byte_offset``. Other
+    encodings are decoded incrementally; offsets then index the decoded text.
+    ``progress(bytes_read)`` is called after each buffer.
+    """
+    config = _require_config(config)
+    tok = _tokenizer(config, tokenizer)
+    size = require_int("buffer_bytes", buffer_bytes, minimum=1)
+    try:
+        codec = codecs.lookup(require_str("encoding", encoding))
+    except LookupError as exc:
+        raise ConfigTypeError(f"encoding must be a known codec, got {describe(encoding)}") from exc
+    require_str("errors", errors)
+    if not isinstance(path, str | os.PathLike):
+        raise InputTypeError(f"path must be a str or os.PathLike, got {describe(path)}")
+    return _file(os.fspath(path), config, tok, codec, errors, size, progress)
+
+
+def _blocks(path: str, size: int, progress: Callable[[int], None] | None) -> Iterator[bytes]:
+    read = 0
+    with open(path, "rb") as f:
+        while block := f.read(size):
+            read += len(block)
+            yield block
+            if progress is not None:
+                progress(read)
+
+
+def _file(
+    path: str,
+    config: Config,
+    tok: Tokenizer,
+    codec: codecs.CodecInfo,
+    errors: str,
+    size: int,
+    progress: Callable[[int], None] | None,
+) -> Iterator[Chunk]:
+    blocks = _blocks(path, size, progress)
+    if codec.name == "utf-8" and errors == "strict" and tok.native_encoding is not None:
+        stream = _native_stream(config, tok.native_encoding)
+        for block in blocks:
+            yield from _build(config, stream.push_bytes(block))
+        yield from _build(config, stream.finish())
+        return
+    yield from _stream(_decoded(blocks, codec, errors), config, tok)
+
+
+def _decoded(blocks: Iterable[bytes], codec: codecs.CodecInfo, errors: str) -> Iterator[str]:
+    decoder = codec.incrementaldecoder(errors)
+    at = 0
+    try:
+        for block in blocks:
+            yield decoder.decode(block)
+            at += len(block)
+        yield decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        offset = at + exc.start
+        raise InputDecodeError(
+            f"cannot decode the input as {codec.name} at byte {offset}: {exc.reason}", offset
+        ) from exc
+
+
+# -- items ----------------------------------------------------------------------------
+
+
+def chunk_items(
+    items: Sequence[Mapping[str, Any] | str],
+    config: Config,
+    *,
+    tokenizer: Tokenizer | str | None = None,
+    backend: str = "native",
+) -> list[Chunk]:
+    """Chunks a list of items (JSON chunks, PDF blocks) as one text joined with ``"\\n"``.
+
+    An item is a str or a mapping with a ``"text"`` str; its other keys are its metadata
+    (PDF positions, images, ...). Chunk offsets index the joined text. Each chunk's
+    ``metadata["items"]`` holds the indices of the items it draws text from, and
+    ``metadata["item_metadata"]`` their metadata, and nothing from any other item.
+
+    >>> import ferrochunk as fc
+    >>> items = [{"text": "first", "page": 1}, {"text": "second", "page": 2}]
+    >>> [c.metadata["items"] for c in fc.chunk_items(items, fc.TokenWindows(1))]
+    [(0,), (1,), (1,)]
+    """
+    if isinstance(items, str) or not isinstance(items, Sequence):
+        raise InputTypeError(f"items must be a sequence, got {describe(items)}")
+    texts: list[str] = []
+    extras: list[Metadata] = []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            texts.append(item)
+            extras.append(Metadata())
+        elif isinstance(item, Mapping) and isinstance(item.get("text"), str):
+            texts.append(item["text"])
+            extras.append(Metadata({k: v for k, v in item.items() if k != "text"}))
+        else:
+            raise InputTypeError(
+                f'items[{i}] must be a str or a mapping with a "text" str, got {describe(item)}'
+            )
+    starts, ends = [], []
+    at = 0
+    for text in texts:
+        starts.append(at)
+        ends.append(at + len(text))
+        at += len(text) + 1
+    out = []
+    for c in chunk("\n".join(texts), config, tokenizer=tokenizer, backend=backend):
+        found: set[int] = set()
+        for s, e in c.metadata.get("spans", ((c.char_start, c.char_end),)):
+            # Items are sorted and disjoint: those overlapping s..e follow the first
+            # that ends after s.
+            i = bisect_right(ends, s)
+            while i < len(starts) and starts[i] < e:
+                found.add(i)
+                i += 1
+        used = tuple(sorted(found))
+        metadata = {**c.metadata, "items": used, "item_metadata": tuple(extras[i] for i in used)}
+        out.append(replace(c, metadata=Metadata(metadata)))
+    return out

@@ -1,0 +1,6 @@
+//! One module per upstream family: the compat algorithms, bug for bug, on the
+//! primitives of `text` and `tokenizer`.
+
+pub mod dify;
+pub mod ragflow;
+pub mod voltagent;

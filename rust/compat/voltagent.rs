@@ -1,0 +1,167 @@
+//! VoltAgent's default tokenizer as `@voltagent/rag` sees it (specs/voltagent.md §2.2).
+//!
+//! js-tiktoken's `tokenize` places each token by the running UTF-16 length of its
+//! bytes decoded on their own (a leading BOM dropped, broken UTF-8 read as U+FFFD),
+//! not by matching the input. A character split across tokens therefore makes
+//! offsets drift. This module reproduces that from one encoding pass: the ids come
+//! from the js-tiktoken split (`Encoding::Cl100kJs`), the lengths from a per-id
+//! table. The rest of the VoltAgent chunkers is orchestration in Python.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::text::offsets::{convert_sorted, Unit};
+use crate::tokenizer::{Encoding, Tokenizer};
+
+const ENCODING: Encoding = Encoding::Cl100kJs;
+
+fn tokenizer() -> Result<&'static Tokenizer> {
+    ENCODING.load()
+}
+
+/// A token's text as WHATWG `TextDecoder` gives it.
+fn decoded(bytes: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes))
+}
+
+/// The UTF-16 length of every token's decoded text, by id.
+static DECODED_LEN: LazyLock<Result<Vec<u32>>> = LazyLock::new(|| {
+    let tok = tokenizer()?;
+    Ok((0u32..)
+        .map_while(|id| tok.token_bytes(id))
+        .map(|bytes| decoded(bytes).encode_utf16().count() as u32)
+        .collect())
+});
+
+/// js-tiktoken refuses text holding a special-token string (its `encode` default).
+fn check_special(tok: &Tokenizer, text: &str) -> Result<()> {
+    match tok.first_special_token(text) {
+        Some(token) => Err(Error::Upstream {
+            class: "ValueError",
+            message: format!("The text contains a special token that is not allowed: {token}"),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The end of every token, in UTF-16 units: the running sum of decoded lengths.
+///
+/// # Errors
+/// [`Error::Upstream`] (`ValueError`) for special-token text.
+pub fn token_ends(text: &str) -> Result<Vec<u64>> {
+    let tok = tokenizer()?;
+    check_special(tok, text)?;
+    let lengths = DECODED_LEN.as_ref().map_err(Clone::clone)?;
+    let mut at = 0u64;
+    // Ids come from the same vocabulary the table was built from, so every id has a length.
+    Ok(tok
+        .encode_ids(text)
+        .into_iter()
+        .filter_map(|id| lengths.get(id as usize))
+        .map(|&len| {
+            at += u64::from(len);
+            at
+        })
+        .collect())
+}
+
+/// Every token's decoded text (the `value` of js-tiktoken's tokens).
+///
+/// # Errors
+/// [`Error::Upstream`] (`ValueError`) for special-token text.
+pub fn token_values(text: &str) -> Result<Vec<String>> {
+    let tok = tokenizer()?;
+    check_special(tok, text)?;
+    Ok(tok
+        .encode_ids(text)
+        .into_iter()
+        .filter_map(|id| tok.token_bytes(id))
+        .map(|b| decoded(b).into_owned())
+        .collect())
+}
+
+/// `countTokens` of many texts, in parallel.
+///
+/// # Errors
+/// [`Error::Upstream`] (`ValueError`) naming the first text's special token.
+pub fn counts(texts: &[&str]) -> Result<Vec<usize>> {
+    let tok = tokenizer()?;
+    let each: Vec<Result<usize>> = texts
+        .par_iter()
+        .map(|t| {
+            check_special(tok, t)?;
+            Ok(tok.count(t))
+        })
+        .collect();
+    // In order, so the first failing text raises, as counting one by one would.
+    each.into_iter().collect()
+}
+
+/// `countTokens(text.slice(0, k))` for every UTF-16 position `k`, in any order.
+///
+/// # Errors
+/// [`Error::Upstream`] for special-token text; [`Error::InvalidOffsets`] for a
+/// position past the end or inside a surrogate pair.
+pub fn prefix_counts(text: &str, positions: &[u64]) -> Result<Vec<usize>> {
+    let tok = tokenizer()?;
+    check_special(tok, text)?;
+    let mut order: Vec<usize> = (0..positions.len()).collect();
+    order.sort_unstable_by_key(|&i| positions[i]);
+    let sorted: Vec<u64> = order.iter().map(|&i| positions[i]).collect();
+    let bytes = convert_sorted(text, &sorted, Unit::Utf16, Unit::Byte)?;
+    let bytes: Vec<usize> = bytes.into_iter().map(|b| b as usize).collect();
+    let found = tok.prefix_counts(text, &bytes)?;
+    let mut out = vec![0; positions.len()];
+    for (slot, count) in order.into_iter().zip(found) {
+        out[slot] = count;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_characters_drift() {
+        // Spec §2.2, vector token-1428: "世" is two tokens that decode to U+FFFD each.
+        assert_eq!(
+            token_ends("你好，世界。").unwrap(),
+            vec![1, 2, 3, 4, 5, 6, 7]
+        );
+        assert_eq!(token_values("ab").unwrap(), vec!["ab"]);
+    }
+
+    #[test]
+    fn special_tokens_are_refused() {
+        let err = token_ends("a <|endoftext|> <|fim_prefix|>").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "The text contains a special token that is not allowed: <|endoftext|>"
+        );
+        assert!(counts(&["ok", "<|endofprompt|>"]).is_err());
+    }
+
+    #[test]
+    fn prefix_counts_take_any_order() {
+        let text = "First part. Second 😀 part. Third.";
+        let positions = [34u64, 0, 12, 21];
+        let direct: Vec<usize> = [34usize, 0, 12, 21]
+            .iter()
+            .map(|&k| {
+                let units: Vec<u16> = text.encode_utf16().take(k).collect();
+                tokenizer()
+                    .unwrap()
+                    .count(&String::from_utf16(&units).unwrap())
+            })
+            .collect();
+        assert_eq!(prefix_counts(text, &positions).unwrap(), direct);
+        assert!(
+            prefix_counts(text, &[20]).is_err(),
+            "inside the emoji's surrogate pair"
+        );
+    }
+}

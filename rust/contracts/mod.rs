@@ -1,0 +1,205 @@
+//! The native contracts, each an incremental cutter.
+//!
+//! A cutter is fed the text seen so far and the final tokens over it (absolute
+//! byte starts), and emits every chunk that more input could no longer change.
+//! It reads nothing before its `keep` point, so the driver (`stream.rs`) drops
+//! everything earlier: memory is the carry, not the document. A whole text is
+//! a stream with one piece; the cutters cannot tell the difference, which is
+//! what makes `chunk`, `chunk_stream` and `chunk_file` agree byte for byte.
+//!
+//! Adding a contract means one cutter here and one arm in [`Spec`].
+
+pub mod delimiter_merge;
+pub mod merge;
+pub mod parent_child;
+pub mod recursive;
+pub mod sentence_windows;
+pub mod stream;
+pub mod windows;
+
+use std::ops::Range;
+
+use crate::error::Result;
+use crate::text::breaks::BreakClasses;
+use crate::tokenizer::Tokenizer;
+
+/// What a cutter sees: the text from absolute byte `base` to the end seen so
+/// far, and the final tokens over it.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    pub text: &'a str,
+    pub base: usize,
+    /// Absolute byte starts of tokens `token_base..token_base + starts.len()`.
+    pub starts: &'a [usize],
+    pub token_base: usize,
+    /// The known tokens end here; the next token (or the end of the text) starts here.
+    pub tokens_end: usize,
+    /// No more input follows: every token is known and the text ends at [`Input::end`].
+    pub done: bool,
+}
+
+impl Input<'_> {
+    /// The absolute end of the text seen so far.
+    pub fn end(&self) -> usize {
+        self.base + self.text.len()
+    }
+
+    /// How many tokens are known (an absolute count).
+    pub fn n(&self) -> usize {
+        self.token_base + self.starts.len()
+    }
+
+    /// The byte where token `i` starts; for `i >= n()`, where the known tokens end.
+    pub fn bound(&self, i: usize) -> usize {
+        debug_assert!(i >= self.token_base, "token {i} was dropped");
+        match i.checked_sub(self.token_base) {
+            Some(k) if k < self.starts.len() => self.starts[k],
+            Some(_) => self.tokens_end,
+            // Cutters never read before their keep point; the earliest kept byte is safe.
+            None => self.starts.first().copied().unwrap_or(self.tokens_end),
+        }
+    }
+
+    /// The index of the token that holds byte `at` (the last one starting at or before it).
+    pub fn token_at(&self, at: usize) -> usize {
+        let k = self.starts.partition_point(|&s| s <= at);
+        self.token_base + k.saturating_sub(1)
+    }
+
+    /// How many tokens start before byte `at`.
+    pub fn tokens_before(&self, at: usize) -> usize {
+        self.token_base + self.starts.partition_point(|&s| s < at)
+    }
+
+    /// Tokens overlapping `a..b`, counted from the token that holds `a`.
+    pub fn count(&self, a: usize, b: usize) -> usize {
+        if b > a && self.n() > 0 {
+            self.tokens_before(b) - self.token_at(a)
+        } else {
+            0
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        self.text.as_bytes()
+    }
+
+    /// The text of absolute bytes `a..b` (both within what is seen).
+    pub fn slice(&self, a: usize, b: usize) -> &str {
+        &self.text[a - self.base..b - self.base]
+    }
+
+    pub fn is_char_boundary(&self, at: usize) -> bool {
+        at >= self.end() || self.text.is_char_boundary(at - self.base)
+    }
+}
+
+/// One chunk as a cutter emits it, in absolute byte and token offsets.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Row {
+    /// Top-level chunks count from 0 over the stream; a child counts within its parent.
+    pub index: u64,
+    /// The parent's index, for a child chunk.
+    pub parent: Option<u64>,
+    pub token_start: u64,
+    pub token_end: u64,
+    pub byte_start: usize,
+    pub byte_end: usize,
+    pub oversize: bool,
+    /// Leading tokens repeated from the previous chunk.
+    pub overlap_tokens: u64,
+    /// Where the chunk's new text starts, when its overlap is a byte prefix.
+    pub fresh_start: Option<usize>,
+    /// The byte spans the chunk's text joins; empty means `byte_start..byte_end`.
+    pub spans: Vec<Range<usize>>,
+    /// How many leading spans are overlap.
+    pub overlap_spans: u64,
+}
+
+/// An incremental cutter: one per native contract.
+pub trait Cutter: Send {
+    /// Emits, in order, every chunk that more input could no longer change.
+    ///
+    /// # Errors
+    /// Malformed external token data; the contracts themselves cannot fail.
+    fn cut(&mut self, input: &Input<'_>, out: &mut Vec<Row>) -> Result<()>;
+
+    /// The earliest absolute byte and token index the cutter may still read.
+    fn keep(&self) -> (usize, usize);
+
+    /// Whether the cutter reads the whole text's tokens (`Input::starts`). The
+    /// delimiter contract tokenizes each of its pieces on its own instead.
+    fn wants_tokens(&self) -> bool {
+        true
+    }
+
+    /// The text placed between the spans of a joined chunk.
+    fn joiner(&self) -> &str {
+        ""
+    }
+}
+
+/// A native contract and its settings, as the bindings parse them.
+#[derive(Clone, Debug)]
+pub enum Spec {
+    Windows(windows::WindowConfig),
+    Recursive(recursive::RecursiveConfig),
+    Sentences {
+        safe_max: usize,
+        overlap_tokens: usize,
+        classes: BreakClasses,
+    },
+    Delimiter(delimiter_merge::DelimiterConfig),
+    ParentChild {
+        parent: Option<recursive::RecursiveConfig>,
+        child: recursive::RecursiveConfig,
+    },
+}
+
+/// Where a cutter that tokenizes its own pieces gets their tokens.
+#[derive(Clone, Debug)]
+pub enum PieceTokens {
+    Embedded(&'static Tokenizer),
+    /// A Python tokenizer's output, one list per piece in order: `counts[i]`
+    /// starts (relative to piece `i`) taken in turn from `starts`.
+    Given {
+        starts: Vec<u32>,
+        counts: Vec<u32>,
+    },
+}
+
+impl Spec {
+    /// The cutter that implements this contract.
+    ///
+    /// # Errors
+    /// Invalid settings (already validated by the Python configs; checked again here).
+    pub fn cutter(&self, pieces: PieceTokens) -> Result<Box<dyn Cutter>> {
+        Ok(match self {
+            Spec::Windows(cfg) => Box::new(windows::Windows::new(*cfg)),
+            Spec::Recursive(cfg) => Box::new(recursive::Recursive::new(cfg.clone())?),
+            Spec::Sentences {
+                safe_max,
+                overlap_tokens,
+                classes,
+            } => Box::new(sentence_windows::SentenceWindows::new(
+                sentence_windows::SentenceWindowsConfig::new(
+                    *safe_max,
+                    *overlap_tokens,
+                    classes.clone(),
+                )?,
+            )),
+            Spec::Delimiter(cfg) => {
+                Box::new(delimiter_merge::DelimiterMerge::new(cfg.clone(), pieces)?)
+            }
+            Spec::ParentChild { parent, child } => Box::new(parent_child::ParentChild::new(
+                parent.clone(),
+                child.clone(),
+            )?),
+        })
+    }
+
+    /// True for contracts that tokenize pieces of the text rather than the whole text.
+    pub fn tokenizes_pieces(&self) -> bool {
+        matches!(self, Spec::Delimiter(_))
+    }
+}

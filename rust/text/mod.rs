@@ -1,0 +1,5 @@
+//! Text primitives shared by the contracts and the compat families.
+
+pub mod breaks;
+pub mod offsets;
+pub mod scan;

@@ -1,0 +1,296 @@
+//! Pre-tokenization: tiktoken's split patterns, with a hand-written ASCII path for cl100k.
+//!
+//! The regex path compiles tiktoken's pattern with regex-automata. Its one
+//! look-ahead, `\s+(?!\S)`, is written as a second pattern `\s+\s` whose last
+//! character is dropped (the trick bpe-openai uses), so the whole split runs
+//! on a DFA.
+//!
+//! Most text is ASCII, where every class the cl100k pattern asks about is a
+//! byte test. `ascii_piece` decides a piece from ASCII bytes alone and gives up
+//! (returns `None`) the moment the decision would depend on a non-ASCII
+//! character (which might be a letter, a number, white space, or fold to `s`
+//! under `(?i)`); the regex then decides that one piece. The fast path is
+//! checked against the regex by property tests and against tiktoken on the
+//! corpus.
+
+use regex_automata::meta::Regex;
+use regex_automata::{Anchored, Input};
+
+use crate::error::{Error, Result};
+
+pub(crate) const CL100K: &str = concat!(
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}",
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+$"
+);
+
+const O200K: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+$"
+);
+
+/// `\s+(?!\S)` as `\s+\s` minus its last character, then the plain `\s+`.
+pub(crate) const LOOKAHEAD: &str = r"\s+\s";
+pub(crate) const SPACES: &str = r"\s+";
+
+/// Splits text into the pieces tiktoken encodes one by one.
+pub struct Pretokenizer {
+    regex: Regex,
+    ascii_fast_path: bool,
+}
+
+impl Pretokenizer {
+    /// The `cl100k_base` split, with the ASCII fast path.
+    ///
+    /// # Errors
+    /// Only if the built-in pattern failed to compile.
+    pub fn cl100k() -> Result<Self> {
+        Self::new(CL100K, true)
+    }
+
+    /// The `o200k_base` split.
+    ///
+    /// # Errors
+    /// Only if the built-in pattern failed to compile.
+    pub fn o200k() -> Result<Self> {
+        Self::new(O200K, false)
+    }
+
+    fn new(main: &str, ascii_fast_path: bool) -> Result<Self> {
+        Self::with_spaces(main, LOOKAHEAD, SPACES, ascii_fast_path)
+    }
+
+    pub(crate) fn with_spaces(
+        main: &str,
+        lookahead: &str,
+        spaces: &str,
+        ascii_fast_path: bool,
+    ) -> Result<Self> {
+        let regex =
+            Regex::new_many(&[main, lookahead, spaces]).map_err(|e| Error::InvalidConfig {
+                field: "pretokenizer pattern",
+                value: e.to_string(),
+                expected: "a pattern regex-automata compiles",
+            })?;
+        Ok(Pretokenizer {
+            regex,
+            ascii_fast_path,
+        })
+    }
+
+    /// Calls `f(start, end)` for every piece, in order; the pieces tile `text`.
+    pub fn for_each_piece(&self, text: &str, mut f: impl FnMut(usize, usize)) {
+        let mut at = 0;
+        while at < text.len() {
+            let end = self.piece_end(text, at);
+            f(at, end);
+            at = end;
+        }
+    }
+
+    /// The end of the piece that starts at `at` (a character boundary before the end).
+    pub fn piece_end(&self, text: &str, at: usize) -> usize {
+        let fast = if self.ascii_fast_path {
+            ascii_piece(text.as_bytes(), at)
+        } else {
+            None
+        };
+        fast.unwrap_or_else(|| self.regex_piece(text, at))
+    }
+
+    /// The piece starting at `at`, by the regex.
+    fn regex_piece(&self, text: &str, at: usize) -> usize {
+        let input = Input::new(text).range(at..).anchored(Anchored::Yes);
+        match self.regex.search(&input) {
+            Some(m) if m.pattern().as_usize() == 1 => {
+                // Drop the look-ahead character; `\s+\s` always leaves one behind.
+                let last = text[..m.end()]
+                    .chars()
+                    .next_back()
+                    .map_or(0, char::len_utf8);
+                m.end() - last
+            }
+            Some(m) if m.end() > at => m.end(),
+            // Every character matches some alternative; this keeps progress regardless.
+            _ => text[at..]
+                .chars()
+                .next()
+                .map_or(text.len(), |c| at + c.len_utf8()),
+        }
+    }
+}
+
+fn is_letter(c: u8) -> bool {
+    c.is_ascii_alphabetic()
+}
+
+fn is_number(c: u8) -> bool {
+    c.is_ascii_digit()
+}
+
+/// ASCII `\s` (Unicode White_Space): tab, LF, VT, FF, CR, space.
+fn is_space(c: u8) -> bool {
+    matches!(c, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
+}
+
+fn is_newline(c: u8) -> bool {
+    c == b'\r' || c == b'\n'
+}
+
+/// ASCII `[^\s\p{L}\p{N}]`.
+fn is_other(c: u8) -> bool {
+    c.is_ascii() && !is_letter(c) && !is_number(c) && !is_space(c)
+}
+
+/// The end of the cl100k piece starting at `p`, decided from ASCII bytes only;
+/// `None` when a non-ASCII character could change the answer.
+fn ascii_piece(b: &[u8], p: usize) -> Option<usize> {
+    let n = b.len();
+    let c = *b.get(p)?;
+    let next = |i: usize| b.get(i).copied();
+    if !c.is_ascii() {
+        return None;
+    }
+    // A run of `class` from `q`, or None if a non-ASCII character follows it.
+    let run = |q: usize, class: fn(u8) -> bool| -> Option<usize> {
+        let mut e = q;
+        while e < n && class(b[e]) {
+            e += 1;
+        }
+        (e == n || b[e].is_ascii()).then_some(e)
+    };
+
+    // 1. (?i:'s|'t|'re|'ve|'m|'ll|'d)
+    if c == b'\'' {
+        let x = next(p + 1).map(|x| x.to_ascii_lowercase());
+        let y = next(p + 2).map(|y| y.to_ascii_lowercase());
+        match (x, y) {
+            (Some(x), _) if !x.is_ascii() => return None,
+            (Some(b's' | b't' | b'm' | b'd'), _) => return Some(p + 2),
+            (Some(b'r' | b'v'), Some(b'e')) | (Some(b'l'), Some(b'l')) => return Some(p + 3),
+            _ => {}
+        }
+    }
+    // 2. [^\r\n\p{L}\p{N}]?\p{L}+
+    if is_letter(c) {
+        return run(p, is_letter);
+    }
+    if !is_newline(c) && !is_number(c) {
+        match next(p + 1) {
+            Some(x) if !x.is_ascii() => return None,
+            Some(x) if is_letter(x) => return run(p + 1, is_letter),
+            _ => {}
+        }
+    }
+    // 3. \p{N}{1,3}
+    if is_number(c) {
+        let mut e = p + 1;
+        while e < n && e < p + 3 {
+            match b[e] {
+                x if !x.is_ascii() => return None,
+                x if is_number(x) => e += 1,
+                _ => break,
+            }
+        }
+        return Some(e);
+    }
+    // 4. ` ?[^\s\p{L}\p{N}]+[\r\n]*`
+    // `[\r\n]*` ends at any other character, ASCII or not.
+    let newlines = |mut e: usize| {
+        while e < n && is_newline(b[e]) {
+            e += 1;
+        }
+        e
+    };
+    let others = |q: usize| run(q, is_other).map(newlines);
+    if is_other(c) {
+        return others(p);
+    }
+    if c == b' ' && next(p + 1).is_some_and(is_other) {
+        return others(p + 1);
+    }
+    // 5. \s*[\r\n]+   6. \s+(?!\S)   7. \s+
+    if is_space(c) {
+        let e = run(p, is_space)?;
+        if let Some(k) = (p..e).rev().find(|&k| is_newline(b[k])) {
+            return Some(k + 1);
+        }
+        return Some(if e == n || e - p == 1 { e } else { e - 1 });
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn pieces(pre: &Pretokenizer, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        pre.for_each_piece(text, |a, b| out.push(text[a..b].to_owned()));
+        out
+    }
+
+    fn regex_only(pre: &Pretokenizer, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            let end = pre.regex_piece(text, at);
+            out.push(text[at..end].to_owned());
+            at = end;
+        }
+        out
+    }
+
+    #[test]
+    fn known_splits() {
+        let pre = Pretokenizer::cl100k().unwrap();
+        assert_eq!(
+            pieces(&pre, "Hello world's  end\n\n  x 123456"),
+            vec!["Hello", " world", "'s", " ", " end", "\n\n", " ", " x", " ", "123", "456"]
+        );
+        assert_eq!(pieces(&pre, "a  "), vec!["a", "  "]);
+        assert_eq!(pieces(&pre, "((abc .com"), vec!["((", "abc", " .", "com"]);
+        assert_eq!(pieces(&pre, "x 'RE'll"), vec!["x", " '", "RE", "'ll"]);
+    }
+
+    #[test]
+    fn matches_bpe_openai_split() {
+        let pre = Pretokenizer::cl100k().unwrap();
+        let text = "It's 2024!\r\n\tNaïve café—ſtraße 'ſ 你好 😀\u{a0}x  \u{3000}y\u{85}z";
+        let theirs: Vec<&str> = bpe_openai::cl100k_base().split(text).collect();
+        assert_eq!(pieces(&pre, text), theirs);
+        let o200k = Pretokenizer::o200k().unwrap();
+        let theirs: Vec<&str> = bpe_openai::o200k_base().split(text).collect();
+        assert_eq!(pieces(&o200k, text), theirs);
+    }
+
+    proptest! {
+        #[test]
+        fn fast_path_equals_regex(
+            text in "[ -~\t\n\r\u{b}\u{c}]{0,40}|[a-z' \n\r\t0-9.é你ſK\u{a0}\u{3000}\u{85}²]{0,40}"
+        ) {
+            let pre = Pretokenizer::cl100k().unwrap();
+            prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
+        }
+
+        #[test]
+        fn fast_path_equals_regex_on_ascii_controls(text in "[\\x00-\\x7f]{0,40}") {
+            let pre = Pretokenizer::cl100k().unwrap();
+            prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
+        }
+
+        #[test]
+        fn fast_path_equals_regex_on_any_text(text in "\\PC{0,30}") {
+            for pre in [Pretokenizer::cl100k().unwrap(), super::super::js::cl100k_js().unwrap()] {
+                prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
+            }
+        }
+
+        #[test]
+        fn js_fast_path_equals_regex(text in "[a-z' \n\r\t0-9.ſ\u{a0}\u{3000}\u{85}\u{feff}]{0,40}") {
+            let pre = super::super::js::cl100k_js().unwrap();
+            prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
+        }
+    }
+}
