@@ -19,7 +19,7 @@ from .config import (
 )
 from .errors import FerrochunkError
 from .pipeline import chunk, chunk_file, chunk_items, chunk_many, chunk_spans, chunk_stream
-from .process_rule import from_process_rule
+from .rules import config_from_mapping, from_parser_config, from_process_rule
 from .tokenizers import Tokenizer
 from .types import SPAN_COLUMNS, Chunk, Metadata
 
@@ -42,6 +42,8 @@ __all__ = [
     "chunk_many",
     "chunk_spans",
     "chunk_stream",
+    "config_from_mapping",
+    "from_parser_config",
     "from_process_rule",
 ]
 __version__ = "0.1.0"

@@ -16,6 +16,10 @@ _Spec = tuple[Any, ...]
 # ``(byte_start, byte_end, char_start, char_end)`` spans of joined chunks, and one text per row.
 _Batch = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[str]]
 
+_ArrowPart = tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.uint8], npt.NDArray[np.int64]
+]
+
 def chunk(
     text: str,
     spec: _Spec,
@@ -34,6 +38,20 @@ def chunk_many(
 def delimiter_pieces(text: str, spec: _Spec) -> npt.NDArray[np.int64]:
     """``(byte_start, byte_end)`` of the pieces a delimiter spec tokenizes one by one."""
 
+def chunk_arrow(
+    data: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int32] | npt.NDArray[np.int64],
+    validity: npt.NDArray[np.uint8] | None,
+    offset: int,
+    length: int,
+    spec: _Spec,
+    encoding: str,
+    threads: int | None = None,
+) -> tuple[_ArrowPart, npt.NDArray[np.int64], _ArrowPart]:
+    """Rows ``offset..offset + length`` of an Arrow string array, read in place: the
+    top-level chunks, the spans of joined chunks, and the child chunks. A part is the row's
+    document (from 0), its table row, and the texts as one UTF-8 buffer with offsets."""
+
 @final
 class Stream:
     """Text pieces through the pipeline; each call returns the chunks that became final."""
@@ -50,6 +68,7 @@ __all__ = [
     "Stream",
     "char_to_byte_offsets",
     "chunk",
+    "chunk_arrow",
     "chunk_many",
     "count",
     "count_batch",

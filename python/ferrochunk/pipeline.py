@@ -467,7 +467,17 @@ def _file(
     size: int,
     progress: Callable[[int], None] | None,
 ) -> Iterator[Chunk]:
-    blocks = _blocks(path, size, progress)
+    yield from _chunk_blocks(_blocks(path, size, progress), config, tok, codec, errors)
+
+
+def _chunk_blocks(
+    blocks: Iterable[bytes],
+    config: Config,
+    tok: Tokenizer,
+    codec: codecs.CodecInfo,
+    errors: str,
+) -> Iterator[Chunk]:
+    """Chunks bytes read in blocks (a file, stdin): UTF-8 goes to Rust undecoded."""
     if codec.name == "utf-8" and errors == "strict" and tok.native_encoding is not None:
         stream = _native_stream(config, tok.native_encoding)
         for block in blocks:

@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 
 mod arrays;
+mod arrow;
 mod dify;
 mod errors;
 mod pipeline;
@@ -22,6 +23,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pipeline::py_chunk_many, m)?)?;
     m.add_function(wrap_pyfunction!(pipeline::py_delimiter_pieces, m)?)?;
     m.add_class::<pipeline::PyStream>()?;
+    m.add_function(wrap_pyfunction!(arrow::py_chunk_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_encode, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_encode_with_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_count, m)?)?;

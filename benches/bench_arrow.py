@@ -1,0 +1,103 @@
+"""Arrow and Ray Data: chunk_table against chunk_many on the corpus, and Ray throughput.
+
+The corpus is the shared 50 MB corpus as one table of 64 KB blocks (the bundled sample when
+it is absent, and 1 MB as a smoke test). chunk_many gets the same blocks as ``str``s (made
+before the clock starts) and returns ``Chunk`` objects; chunk_table returns an Arrow table.
+Both use every core (``threads=None``); Ray runs one and two single-threaded actors.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import ferrochunk as fc
+
+pa = pytest.importorskip("pyarrow", reason="bench extra: pyarrow")
+from ferrochunk.arrow import chunk_table  # noqa: E402
+from ferrochunk.records import record  # noqa: E402
+
+CONFIG = fc.Recursive(512, overlap_tokens=51)
+BLOCK = 64 * 1024
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+
+
+def _smoke(config: pytest.Config) -> bool:
+    return bool(config.getoption("benchmark_disable")) and not config.getoption("benchmark_enable")
+
+
+def _blocks(text: str) -> list[str]:
+    data = text.encode("utf-8")
+    out, at = [], 0
+    while at < len(data):
+        end = min(at + BLOCK, len(data))
+        while end < len(data) and (data[end] & 0xC0) == 0x80:
+            end += 1
+        out.append(data[at:end].decode("utf-8"))
+        at = end
+    return out
+
+
+@pytest.fixture(scope="session")
+def corpus_blocks(request: pytest.FixtureRequest, multilingual: str) -> list[str]:
+    if _smoke(request.config) or not SHARED.exists():
+        return _blocks(multilingual)
+    files = sorted(p for p in SHARED.rglob("*") if p.is_file() and p.name != "MANIFEST.md")
+    return [b for p in files for b in _blocks(p.read_text(encoding="utf-8"))]
+
+
+@pytest.fixture(scope="session")
+def corpus_table(corpus_blocks: list[str]) -> pa.Table:
+    return pa.table({"id": list(range(len(corpus_blocks))), "text": corpus_blocks})
+
+
+def _bytes(benchmark, blocks: list[str], group: str) -> None:
+    benchmark.group = group
+    benchmark.extra_info["bytes"] = sum(len(b.encode("utf-8")) for b in blocks)
+
+
+def test_chunk_table(benchmark, corpus_blocks, corpus_table):
+    _bytes(benchmark, corpus_blocks, "arrow: chunk_table vs chunk_many")
+    table = benchmark.pedantic(
+        chunk_table, (corpus_table, CONFIG), {"keep_columns": ["id"]}, rounds=3, iterations=1
+    )
+    assert table.num_rows > 0
+    first = [r for r in table.slice(0, 50).to_pylist() if r["id"] == 0]
+    assert first == [{"id": 0, **record(c, CONFIG)} for c in fc.chunk(corpus_blocks[0], CONFIG)]
+
+
+def test_chunk_many(benchmark, corpus_blocks):
+    _bytes(benchmark, corpus_blocks, "arrow: chunk_table vs chunk_many")
+    chunks = benchmark.pedantic(fc.chunk_many, (corpus_blocks, CONFIG), rounds=3, iterations=1)
+    assert len(chunks) == len(corpus_blocks)
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray = pytest.importorskip("ray", reason="bench extra: ray[data]")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield ray
+    ray.shutdown()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ray_chunk_dataset(benchmark, local_ray, corpus_blocks, corpus_table, workers):
+    from ferrochunk.ray import chunk_dataset
+
+    _bytes(benchmark, corpus_blocks, "ray data: 1 and 2 workers")
+    # Several blocks, so that two actors both get work.
+    step = max(corpus_table.num_rows // 8, 1)
+    dataset = local_ray.data.from_arrow(
+        [corpus_table.slice(i, step) for i in range(0, corpus_table.num_rows, step)]
+    )
+
+    def run() -> int:
+        out = chunk_dataset(
+            dataset, CONFIG, keep_columns=["id"], concurrency=workers, batch_size=64
+        )
+        return sum(batch.num_rows for batch in out.iter_batches(batch_format="pyarrow"))
+
+    rows = benchmark.pedantic(run, rounds=1, iterations=1)
+    assert rows == chunk_table(corpus_table, CONFIG).num_rows

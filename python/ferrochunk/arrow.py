@@ -1,0 +1,265 @@
+"""Arrow batches: a column of documents in, a table of chunks out (``ferrochunk[arrow]``).
+
+Rust reads each document's UTF-8 bytes in place from the column's buffers (read-only numpy
+views of pyarrow's memory, through the buffer protocol) and returns flat arrays that
+pyarrow wraps without copying: no Python ``str`` or ``Chunk`` is built per document.
+
+>>> import pyarrow as pa, ferrochunk as fc
+>>> from ferrochunk.arrow import chunk_table
+>>> docs = pa.table({"id": [1, 2], "text": ["one two three", None]})
+>>> chunk_table(docs, fc.TokenWindows(2), keep_columns=["id"]).column("text").to_pylist()
+['one two', ' three']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import _native
+from ._optional import require
+from ._validate import describe
+from .config import Config
+from .errors import ConfigError, ConfigTypeError, InputTypeError
+from .pipeline import _require_config, _threads, _tokenizer
+from .tokenizers import Tokenizer
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["CHUNK_COLUMNS", "chunk_schema", "chunk_table"]
+
+CHUNK_COLUMNS = (
+    "chunk_index",
+    "text",
+    "char_start",
+    "char_end",
+    "byte_start",
+    "byte_end",
+    "token_start",
+    "token_end",
+    "token_count",
+)
+"""The columns every chunk table has, after the kept columns and before the metadata."""
+
+# Table columns of the native rows (see rust/contracts/stream.rs).
+_INDEX, _PARENT, _TS, _TE, _BS, _BE, _CS, _CE = range(8)
+_SCALAR_METADATA = {"oversize": 8, "overlap_tokens": 9, "overlap_chars": 10, "overlap_spans": 11}
+
+
+def _offset_fields(pa: Any) -> list[Any]:
+    return [
+        pa.field("chunk_index", pa.int64()),
+        pa.field("text", pa.large_string()),
+        *(pa.field(name, pa.int64()) for name in CHUNK_COLUMNS[2:]),
+    ]
+
+
+def _metadata_fields(pa: Any, keys: Sequence[str], child_keys: Sequence[str]) -> list[Any]:
+    out = []
+    for key in keys:
+        if key == "oversize":
+            out.append(pa.field(key, pa.bool_()))
+        elif key in _SCALAR_METADATA:
+            out.append(pa.field(key, pa.int64()))
+        elif key == "spans":
+            span = pa.struct([("char_start", pa.int64()), ("char_end", pa.int64())])
+            out.append(pa.field(key, pa.list_(span)))
+        elif key == "children":
+            kid = _offset_fields(pa) + _metadata_fields(
+                pa, [k for k in child_keys if k != "parent"], ()
+            )
+            out.append(pa.field(key, pa.list_(pa.struct(kid))))
+    return out
+
+
+def chunk_schema(config: Config, keep: Sequence[Any] = ()) -> pa.Schema:
+    """The schema of :func:`chunk_table`'s result for ``config``, after the ``keep`` fields."""
+    pa = require("pyarrow", "arrow")
+    return pa.schema(
+        [
+            *keep,
+            *_offset_fields(pa),
+            *_metadata_fields(pa, config._metadata, config._child_metadata),
+        ]
+    )
+
+
+def _column(rows: np.ndarray[Any, Any], k: int) -> np.ndarray[Any, Any]:
+    return np.ascontiguousarray(rows[:, k])
+
+
+def _strings(pa: Any, text: np.ndarray[Any, Any], offsets: np.ndarray[Any, Any]) -> Any:
+    """A ``large_string`` array over Rust's text buffer, without copying it."""
+    return pa.LargeStringArray.from_buffers(
+        len(offsets) - 1, pa.py_buffer(offsets), pa.py_buffer(text)
+    )
+
+
+def _chunk_columns(pa: Any, rows: Any, text: Any, offsets: Any) -> dict[str, Any]:
+    return {
+        "chunk_index": pa.array(_column(rows, _INDEX)),
+        "text": _strings(pa, text, offsets),
+        "char_start": pa.array(_column(rows, _CS)),
+        "char_end": pa.array(_column(rows, _CE)),
+        "byte_start": pa.array(_column(rows, _BS)),
+        "byte_end": pa.array(_column(rows, _BE)),
+        "token_start": pa.array(_column(rows, _TS)),
+        "token_end": pa.array(_column(rows, _TE)),
+        "token_count": pa.array(_column(rows, _TE) - _column(rows, _TS)),
+    }
+
+
+def _metadata_columns(
+    pa: Any, keys: Sequence[str], rows: Any, columns: dict[str, Any]
+) -> dict[str, Any]:
+    out = {}
+    for key in keys:
+        if key in _SCALAR_METADATA:
+            values = _column(rows, _SCALAR_METADATA[key])
+            out[key] = pa.array(values.astype(bool) if key == "oversize" else values)
+        elif key in columns:
+            out[key] = columns[key]
+    return out
+
+
+def _list_offsets(counts_at: np.ndarray[Any, Any], total: int) -> Any:
+    return np.append(counts_at, total).astype(np.int32)
+
+
+def _part(
+    pa: Any, config: Config, out: Any, row_base: int
+) -> tuple[np.ndarray[Any, Any], dict[str, Any]]:
+    """The columns of one native result; the documents' row numbers come first."""
+    (docs, rows, text, offsets), spans, (kid_docs, kid_rows, kid_text, kid_offsets) = out
+    columns = _chunk_columns(pa, rows, text, offsets)
+    extra: dict[str, Any] = {}
+    if "spans" in config._metadata:
+        values = pa.StructArray.from_arrays(
+            [pa.array(_column(spans, 2)), pa.array(_column(spans, 3))],
+            names=["char_start", "char_end"],
+        )
+        starts = _column(rows, 12)
+        extra["spans"] = pa.ListArray.from_arrays(_list_offsets(starts, len(spans)), values)
+    if "children" in config._metadata:
+        kids = _chunk_columns(pa, kid_rows, kid_text, kid_offsets)
+        kids.update(_metadata_columns(pa, config._child_metadata, kid_rows, {}))
+        kids.pop("parent", None)
+        values = pa.StructArray.from_arrays(list(kids.values()), names=list(kids))
+        # Children follow their parent: find each parent's first child by (document, index).
+        kid_keys = (kid_docs << 32) | _column(kid_rows, _PARENT)
+        keys = (docs << 32) | _column(rows, _INDEX)
+        at = np.searchsorted(kid_keys, keys)
+        extra["children"] = pa.ListArray.from_arrays(_list_offsets(at, len(kid_rows)), values)
+    columns.update(_metadata_columns(pa, config._metadata, rows, extra))
+    return docs + row_base, columns
+
+
+def _text_arrays(pa: Any, data: Any, text_column: str) -> list[Any]:
+    """The column's chunks as ``string``/``large_string`` arrays."""
+    column = data.column(text_column)
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    out = []
+    for array in chunks:
+        kind = array.type
+        if pa.types.is_string_view(kind):
+            array = array.cast(pa.large_string())
+        elif not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+            raise ConfigError(
+                f"text_column {text_column!r} must be a string column, got type {kind}"
+            )
+        out.append(array)
+    return out
+
+
+def _view(buffer: Any, dtype: Any) -> np.ndarray[Any, Any]:
+    """A read-only numpy view of an Arrow buffer (empty for a missing one)."""
+    if buffer is None:
+        return np.zeros(0, dtype=dtype)
+    view = np.frombuffer(buffer, dtype=dtype)
+    if view.flags.writeable:  # never for pyarrow's buffers; copy rather than share
+        view = view.copy()
+        view.flags.writeable = False
+    return view
+
+
+def chunk_table(
+    data: pa.Table | pa.RecordBatch,
+    config: Config,
+    *,
+    text_column: str = "text",
+    keep_columns: Sequence[str] = (),
+    tokenizer: Tokenizer | str | None = None,
+    threads: int | None = None,
+) -> pa.Table:
+    """One row per chunk of each document in ``data[text_column]``.
+
+    Columns: ``keep_columns`` of the source row (a document id, say), then
+    :data:`CHUNK_COLUMNS`, then the config's metadata (``oversize``, ``overlap_tokens``,
+    ``spans`` as a list of ``{char_start, char_end}``, ``children`` as a list of child
+    chunks, ...). Null documents give no rows. ``string``, ``large_string`` and
+    ``string_view`` columns work, sliced and chunked ones included. The embedded
+    tokenizers only (``cl100k``, ``o200k``).
+    """
+    pa = require("pyarrow", "arrow")
+    if not isinstance(data, pa.Table | pa.RecordBatch):
+        raise InputTypeError(f"data must be a pyarrow Table or RecordBatch, got {describe(data)}")
+    config = _require_config(config)
+    tok = _tokenizer(config, tokenizer)
+    if tok.native_encoding is None:
+        raise ConfigError(
+            f"chunk_table needs an embedded tokenizer ('cl100k' or 'o200k'), got {tok!r}"
+        )
+    threads = _threads(threads)
+    if not isinstance(text_column, str):
+        raise ConfigTypeError(f"text_column must be a str, got {describe(text_column)}")
+    if isinstance(keep_columns, str) or not isinstance(keep_columns, Sequence):
+        raise ConfigTypeError(
+            f"keep_columns must be a sequence of column names, got {describe(keep_columns)}"
+        )
+    names = data.schema.names
+    for name in (text_column, *keep_columns):
+        if name not in names:
+            raise ConfigError(f"column {name!r} is not in the table (columns: {names})")
+    reserved = set(CHUNK_COLUMNS) | {
+        "oversize",
+        "overlap_tokens",
+        "overlap_chars",
+        "overlap_spans",
+        "spans",
+        "children",
+    }
+    for name in keep_columns:
+        if name in reserved:
+            raise ConfigError(f"keep_columns entry {name!r} would clash with a chunk column")
+    spec = config._spec()
+    parts = []
+    row_base = 0
+    for array in _text_arrays(pa, data, text_column):
+        validity, offsets, text = array.buffers()[:3]
+        offset_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
+        out = _native.chunk_arrow(
+            _view(text, np.uint8),
+            _view(offsets, offset_type),
+            None if validity is None else _view(validity, np.uint8),
+            array.offset,
+            len(array),
+            spec,
+            tok.native_encoding,
+            threads,
+        )
+        parts.append(_part(pa, config, out, row_base))
+        row_base += len(array)
+    schema = chunk_schema(config, [data.schema.field(name) for name in keep_columns])
+    docs = np.concatenate([d for d, _ in parts]) if parts else np.zeros(0, dtype=np.int64)
+    index = pa.array(docs)
+    columns = []
+    for field in schema:
+        if field.name in keep_columns:
+            columns.append(data.column(field.name).take(index))
+        else:
+            arrays = [part[field.name] for _, part in parts]
+            columns.append(pa.chunked_array(arrays, type=field.type))
+    return pa.Table.from_arrays(columns, schema=schema)

@@ -1,0 +1,7 @@
+"""`python -m ferrochunk.cli`."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,433 @@
+"""ferrochunk chunk: files, folders, stdin, JSONL and Parquet records into chunk records."""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import IO, Any, TextIO
+
+from ..config import (
+    CleanRules,
+    Config,
+    DelimiterMerge,
+    ParentChild,
+    Recursive,
+    SentenceWindows,
+    TokenWindows,
+)
+from ..errors import FerrochunkError
+from ..pipeline import _chunk_blocks, chunk, chunk_file, chunk_many
+from ..records import record
+from ..rules import CHUNKERS, config_from_mapping
+from ..tokenizers import Tokenizer
+from .progress import Progress
+from .sink import FORMATS, Sink
+from .sources import Source, Unreadable, check_text, discover, label, read_records
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+# Documents up to this size are batched for the parallel core; larger ones stream.
+STREAM_FROM = 4 << 20
+BATCH_BYTES = 8 << 20
+
+# Each chunker's own options (the dest names); anything else given is an error.
+OPTIONS = {
+    "windows": {"overlap_tokens"},
+    "recursive": {"overlap_tokens", "fixed_separator", "separator"},
+    "delimiter": {
+        "delimiter",
+        "hard_delimiter",
+        "child_delimiter",
+        "strategy",
+        "overlap_percent",
+        "joiner",
+    },
+    "sentence": {"safety_margin", "overlap_ratio"},
+    "parent-child": {
+        "overlap_tokens",
+        "parent",
+        "child_max_tokens",
+        "child_overlap_tokens",
+        "separator",
+    },
+}
+ALL_OPTIONS = set().union(*OPTIONS.values())
+
+
+def unescape(value: str) -> str:
+    r"""``\n``, ``\t``, ``\r`` and ``\\`` as typed on a command line."""
+    out, i = [], 0
+    while i < len(value):
+        if value[i] == "\\" and i + 1 < len(value) and value[i + 1] in "ntr\\":
+            out.append({"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}[value[i + 1]])
+            i += 2
+        else:
+            out.append(value[i])
+            i += 1
+    return "".join(out)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "paths",
+        nargs="*",
+        help="files, folders or - for stdin (default: the bundled "
+        "sample); *.jsonl and *.parquet files are read as records",
+    )
+    how = p.add_argument_group("chunker")
+    how.add_argument(
+        "--chunker",
+        choices=CHUNKERS,
+        default="recursive",
+        help="the native config (default: recursive)",
+    )
+    how.add_argument(
+        "--config",
+        metavar="FILE",
+        help="a TOML or JSON file with a native config "
+        "(with 'chunker'), a Dify process_rule or a RAGFlow parser_config",
+    )
+    how.add_argument(
+        "--max-tokens",
+        type=int,
+        default=512,
+        help="token budget of a chunk (a parent for parent-child); default 512",
+    )
+    how.add_argument(
+        "--overlap-tokens",
+        type=int,
+        help="windows, recursive, parent-child: tokens "
+        "repeated from the previous chunk (default 0)",
+    )
+    how.add_argument(
+        "--separator",
+        action="append",
+        help=r"recursive: a separator, in order "
+        r"(repeat; escapes like \n work); default: \n\n \n 。 '. ' ' ' ''",
+    )
+    how.add_argument("--fixed-separator", help="recursive: cut segments here first")
+    how.add_argument(
+        "--delimiter",
+        action="append",
+        help=r"delimiter: a soft delimiter (repeat); default: \n 。 ； ！ ？",
+    )
+    how.add_argument("--hard-delimiter", action="append", help="delimiter: a hard delimiter")
+    how.add_argument("--child-delimiter", action="append", help="delimiter: a child delimiter")
+    how.add_argument(
+        "--strategy",
+        choices=["over_cap", "under_cap"],
+        help="delimiter: merge strategy (default over_cap)",
+    )
+    how.add_argument("--overlap-percent", type=float, help="delimiter: overlap percentage")
+    how.add_argument("--joiner", help="delimiter: text between the pieces of a chunk")
+    how.add_argument("--safety-margin", type=float, help="sentence: share of max-tokens used")
+    how.add_argument("--overlap-ratio", type=float, help="sentence: overlap share of max-tokens")
+    how.add_argument(
+        "--parent",
+        choices=["paragraph", "full-doc"],
+        help="parent-child: parents (default paragraph)",
+    )
+    how.add_argument("--child-max-tokens", type=int, help="parent-child: child budget (128)")
+    how.add_argument("--child-overlap-tokens", type=int, help="parent-child: child overlap (0)")
+    how.add_argument("--tokenizer", choices=["cl100k", "o200k"], default="cl100k")
+    src = p.add_argument_group("input")
+    src.add_argument("--glob", default="*", help="file name pattern inside folders (default *)")
+    src.add_argument("--encoding", default="utf-8", help="encoding of text files (utf-8)")
+    src.add_argument("--text-field", default="text", help="records: the text field (text)")
+    src.add_argument("--id-field", help="records: the id field (default: the record number)")
+    out = p.add_argument_group("output")
+    out.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write here (atomically) instead of stdout; a .parquet name writes Parquet",
+    )
+    out.add_argument("--format", choices=FORMATS, help="jsonl (default) or parquet")
+    run = p.add_argument_group("run")
+    run.add_argument("--threads", type=int, help="threads for the core (default: every core)")
+    run.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="run through Ray Data (a cluster address, or a local Ray)",
+    )
+    run.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar (default: on a terminal)",
+    )
+
+
+def _load_config_file(path: str) -> Any:
+    raw = Path(path).read_bytes()
+    if path.endswith(".toml"):
+        return tomllib.loads(raw.decode("utf-8"))
+    import json
+
+    return json.loads(raw)
+
+
+def build_config(args: argparse.Namespace) -> tuple[Config, CleanRules | None]:
+    given = {name for name in ALL_OPTIONS if getattr(args, name) is not None}
+    if args.config is not None:
+        if given:
+            raise FerrochunkError(
+                f"--{sorted(given)[0].replace('_', '-')} cannot be combined with --config"
+            )
+        return config_from_mapping(_load_config_file(args.config))
+    wrong = given - OPTIONS[args.chunker]
+    if wrong:
+        flag = "--" + sorted(wrong)[0].replace("_", "-")
+        raise FerrochunkError(f"{flag} does not apply to --chunker {args.chunker}")
+    seps = [unescape(s) for s in args.separator] if args.separator else None
+    overlap = args.overlap_tokens or 0
+    if args.chunker == "windows":
+        return TokenWindows(args.max_tokens, overlap_tokens=overlap), None
+    if args.chunker == "recursive":
+        extra: dict[str, Any] = {"separators": seps} if seps is not None else {}
+        fixed = None if args.fixed_separator is None else unescape(args.fixed_separator)
+        return Recursive(
+            args.max_tokens, overlap_tokens=overlap, fixed_separator=fixed, **extra
+        ), None
+    if args.chunker == "delimiter":
+        kwargs: dict[str, Any] = {}
+        for flag, field in (
+            ("delimiter", "delimiters"),
+            ("hard_delimiter", "hard_delimiters"),
+            ("child_delimiter", "child_delimiters"),
+        ):
+            values = getattr(args, flag)
+            if values is not None:
+                kwargs[field] = tuple(unescape(v) for v in values)
+        if args.strategy is not None:
+            kwargs["strategy"] = args.strategy
+        if args.overlap_percent is not None:
+            kwargs["overlap"] = args.overlap_percent
+        if args.joiner is not None:
+            kwargs["joiner"] = unescape(args.joiner)
+        return DelimiterMerge(args.max_tokens, **kwargs), None
+    if args.chunker == "sentence":
+        kwargs = {
+            k: getattr(args, k)
+            for k in ("safety_margin", "overlap_ratio")
+            if getattr(args, k) is not None
+        }
+        return SentenceWindows(args.max_tokens, **kwargs), None
+    extra = {"separators": seps} if seps is not None else {}
+    child = Recursive(
+        args.child_max_tokens or 128, overlap_tokens=args.child_overlap_tokens or 0, **extra
+    )
+    parent: Recursive | str = (
+        "full-doc"
+        if args.parent == "full-doc"
+        else Recursive(args.max_tokens, overlap_tokens=overlap, **extra)
+    )
+    return ParentChild(parent, child=child), None
+
+
+class Run:
+    """One `ferrochunk chunk` run: counts, progress and the skipped inputs."""
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        config: Config,
+        clean: CleanRules | None,
+        sink: Sink,
+        err: TextIO,
+        total: int,
+    ) -> None:
+        self.args = args
+        self.config = config
+        self.clean = clean
+        self.sink = sink
+        self.err = err
+        self.tokenizer = Tokenizer.from_name(args.tokenizer)
+        self.progress = Progress(total, err, enabled=args.progress)
+        self.documents = self.chunks = self.tokens = self.done = 0
+        self.skipped: list[tuple[str, str]] = []
+        self.batch: list[tuple[str, str | None, str, int]] = []
+        self.batch_bytes = 0
+
+    def emit(self, source: str, ident: str | None, chunks: Sequence[Any], size: int) -> None:
+        self.sink.write([{"source": source, "id": ident, **record(c, self.config)} for c in chunks])
+        self.documents += 1
+        self.chunks += len(chunks)
+        self.tokens += sum(c.token_count for c in chunks)
+        self.done += size
+        self.progress.update(self.done, self.documents, self.chunks)
+
+    def add(self, source: str, ident: str | None, text: str, size: int) -> None:
+        self.batch.append((source, ident, text, size))
+        self.batch_bytes += size
+        if self.batch_bytes >= BATCH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.batch:
+            return
+        texts = [t for _, _, t, _ in self.batch]
+        if self.clean is not None:
+            results = [
+                chunk(t, self.config, tokenizer=self.tokenizer, clean=self.clean) for t in texts
+            ]
+        else:
+            results = chunk_many(
+                texts, self.config, tokenizer=self.tokenizer, threads=self.args.threads
+            )
+        for (source, ident, _, size), chunks in zip(self.batch, results, strict=True):
+            self.emit(source, ident, chunks, size)
+        self.batch, self.batch_bytes = [], 0
+
+    def stream(self, source: str, chunks: Iterator[Any]) -> None:
+        """Writes a streamed document's chunks in groups, with progress inside it."""
+        group: list[Any] = []
+        count = tokens = 0
+        for c in chunks:
+            group.append(c)
+            if len(group) == 1000:
+                self.sink.write(
+                    [{"source": source, "id": None, **record(k, self.config)} for k in group]
+                )
+                count, tokens = count + len(group), tokens + sum(k.token_count for k in group)
+                group = []
+        self.sink.write([{"source": source, "id": None, **record(k, self.config)} for k in group])
+        self.documents += 1
+        self.chunks += count + len(group)
+        self.tokens += tokens + sum(k.token_count for k in group)
+
+    def text_file(self, source: Source) -> None:
+        check_text(source, self.args.encoding)
+        assert source.path is not None
+        size = source.size()
+        if size < STREAM_FROM or self.clean is not None:
+            with open(source.path, encoding=self.args.encoding, newline="") as f:
+                self.add(source.name, None, f.read(), size)
+            return
+        self.flush()
+        start = self.done
+
+        def moved(read: int) -> None:
+            self.done = start + read
+            self.progress.update(self.done, self.documents, self.chunks)
+
+        self.stream(
+            source.name,
+            chunk_file(
+                source.path,
+                self.config,
+                encoding=self.args.encoding,
+                tokenizer=self.tokenizer,
+                progress=moved,
+            ),
+        )
+
+    def stdin(self, stream: IO[bytes]) -> None:
+        self.flush()
+
+        def blocks() -> Iterator[bytes]:
+            while data := stream.read(1 << 20):
+                self.done += len(data)
+                self.progress.update(self.done, self.documents, self.chunks)
+                yield data
+
+        codec = codecs.lookup(self.args.encoding)
+        self.stream(
+            "<stdin>", _chunk_blocks(blocks(), self.config, self.tokenizer, codec, "strict")
+        )
+
+    def records(self, source: Source) -> None:
+        for rec in read_records(source, self.args.text_field, self.args.id_field):
+            self.add(source.name, rec.id, rec.text, len(rec.text.encode("utf-8", "replace")))
+
+    def summary(self, seconds: float, target: str) -> str:
+        rate = self.done / 1e6 / seconds if seconds > 0 else 0.0
+        return (
+            f"ferrochunk: {self.documents} documents, {self.chunks} chunks, {self.tokens} "
+            f"tokens, {self.done / 1e6:.2f} MB in {seconds:.2f} s ({rate:.1f} MB/s) -> "
+            f"{target}"
+        )
+
+
+def _sample() -> Path:
+    return Path(str(resources.files("ferrochunk") / "data" / "sample.md"))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: IO[bytes]) -> int:
+    config, clean = build_config(args)
+    codecs.lookup(args.encoding)  # LookupError for an unknown encoding
+    if args.threads is not None and args.threads < 1:
+        raise FerrochunkError(f"--threads must be >= 1, got {args.threads}")
+    output = Path(args.output) if args.output else None
+    fmt = args.format or ("parquet" if output and output.suffix == ".parquet" else "jsonl")
+    if fmt == "parquet" and output is None:
+        raise FerrochunkError("--format parquet needs -o FILE")
+    if output is not None and not output.parent.is_dir():
+        raise FerrochunkError(f"cannot write {label(output)}: no such folder")
+    if args.paths:
+        sources, skipped = discover(args.paths, args.glob)
+    else:
+        sources, skipped = [Source(_sample(), "text", "<bundled sample>")], []
+    if output is not None:
+        for s in sources:
+            if s.path is not None and _same_file(s.path, output):
+                raise FerrochunkError(f"the output {label(output)} is also an input")
+    if not sources and not skipped:
+        raise FerrochunkError("no input files found")
+    keep = _keep_fields() if fmt == "parquet" else ()
+    started = time.perf_counter()
+    total = sum(s.size() for s in sources)
+    with Sink(output, fmt, config, keep, out) as sink:
+        job = Run(args, config, clean, sink, err, total)
+        job.skipped.extend(skipped)
+        if args.ray is not None:
+            from .ray_job import run_ray
+
+            run_ray(job, sources)
+        else:
+            for source in sources:
+                try:
+                    if source.kind == "stdin":
+                        job.stdin(stdin)
+                    elif source.kind == "text":
+                        job.text_file(source)
+                    else:
+                        job.records(source)
+                except Unreadable as exc:
+                    job.skipped.append((source.name, str(exc)))
+            job.flush()
+        job.progress.close()
+    target = label(output) if output else "stdout"
+    print(job.summary(time.perf_counter() - started, target), file=err)
+    for name, why in job.skipped:
+        print(f"ferrochunk: skipped {name}: {why}", file=err)
+    return 1 if job.skipped else 0
+
+
+def _keep_fields() -> list[Any]:
+    from .._optional import require
+
+    pa = require("pyarrow", "arrow")
+    return [pa.field("source", pa.large_string()), pa.field("id", pa.large_string())]
+
+
+def main_chunk(args: argparse.Namespace) -> int:
+    return run(args, sys.stdout, sys.stderr, sys.stdin.buffer)
