@@ -35,8 +35,8 @@ lint: install-dev
 	cargo fmt --all -- --check
 	cargo clippy --release --all-targets -- -D warnings
 	cargo clippy --release --all-targets --features python -- -D warnings
-	$(BIN)/ruff check python tests benches
-	$(BIN)/ruff format --check python tests benches
+	$(BIN)/ruff check python tests benches scripts
+	$(BIN)/ruff format --check python tests benches scripts
 	$(BIN)/mypy
 	$(PY) -m mypy.stubtest ferrochunk._native
 

@@ -127,3 +127,37 @@ def test_token_length_functions():
     assert strict.split_text(text) == by_batch
     with pytest.raises(ValueError, match="special token"):
         strict.split_text(text + "<|endoftext|>")
+
+
+BIG = st.one_of(
+    st.integers(0, 8),
+    st.sampled_from([2**53 - 1, 2**53, 2**53 + 1, 2**62, 2**63 - 1, 2**63, 2**64]),
+)
+
+
+@given(
+    st.lists(st.sampled_from(["aa", "bb", "cc", "d", "你好"]), max_size=8),
+    st.data(),
+    st.tuples(st.one_of(st.integers(1, 8), BIG), st.integers(-1, 8)),
+)
+def test_merge_splits_with_caller_lengths(splits, data, sizes):
+    """Lengths the caller gives may disagree with the length function; upstream re-measures
+    the piece it drops, and Python ints never overflow."""
+    lengths = [data.draw(BIG) for _ in splits]
+
+    def run(module):
+        size, overlap = sizes
+        splitter = module.TextSplitter(chunk_size=size, chunk_overlap=min(overlap, size))
+        return splitter._merge_splits(splits, " ", lengths)
+
+    assert outcome(run, native) == outcome(run, reference)
+
+
+def test_merge_splits_regressions():
+    def run(module, lengths, size):
+        splitter = module.TextSplitter(chunk_size=size, chunk_overlap=1)
+        return splitter._merge_splits(["aa", "bb", "cc"], " ", lengths)
+
+    for module in (native, reference):
+        assert run(module, [1, 1, 1], 2) == ["aa", "bb cc"]
+        assert outcome(run, module, [5, 5, 5], 6) == ("raised", "IndexError")

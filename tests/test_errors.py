@@ -112,3 +112,51 @@ def test_huge_and_degenerate_inputs_work():
     assert spans[-1, 3] == len(text)
     assert spans[0, 2] == 0
     assert fc.chunk("\n" * 100_000, fc.TokenWindows(7))[-1].char_end == 100_000
+
+
+def test_a_panic_arrives_as_internal_error():
+    from ferrochunk.errors import InternalError
+
+    with pytest.raises(InternalError, match=r"ferrochunk\._native\._debug_panic"):
+        _native._debug_panic()
+    with pytest.raises(Exception, match="deliberate") as info:  # not so a PanicException
+        _native._debug_panic()
+    assert isinstance(info.value, RuntimeError)
+    assert not isinstance(info.value, ValueError)
+
+
+def test_malformed_data_at_the_boundary_is_a_typed_error():
+    spec = fc.DelimiterMerge(4, delimiters=("\n",))._spec()
+    starts = np.array([0, 0], dtype=np.uint32)
+    with pytest.raises(OffsetsError, match="more pieces"):
+        _native.chunk("a\nb\nc", spec, starts=starts, counts=np.array([1, 1], dtype=np.uint32))
+    with pytest.raises(OffsetsError, match="more token lists"):
+        _native.chunk("a", spec, starts=starts, counts=np.array([1, 1], dtype=np.uint32))
+    with pytest.raises(OffsetsError, match="past the"):
+        _native.chunk("ab", spec, starts=starts[:1], counts=np.array([5], dtype=np.uint32))
+    with pytest.raises(OffsetsError, match="shorter than the array"):
+        _native.chunk_arrow(
+            np.zeros(4, dtype=np.uint8),
+            np.array([0, 2], dtype=np.int32),
+            None,
+            0,
+            3,
+            fc.TokenWindows(4)._spec(),
+            "cl100k",
+        )
+    with pytest.raises(OffsetsError, match="leave the"):
+        _native.chunk_arrow(
+            np.zeros(4, dtype=np.uint8),
+            np.array([0, 9], dtype=np.int32),
+            None,
+            0,
+            1,
+            fc.TokenWindows(4)._spec(),
+            "cl100k",
+        )
+    stream = _native.Stream(fc.TokenWindows(4)._spec(), "cl100k")
+    stream.finish()
+    with pytest.raises(ConfigError, match="no input after finish"):
+        stream.push("more")
+    with pytest.raises(ValueError, match="unknown native config"):
+        _native.chunk("a", ("hexagons", 3), encoding="cl100k")

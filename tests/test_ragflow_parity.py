@@ -106,3 +106,26 @@ def test_lone_surrogates_take_the_python_route():
         same(name, text)
     same("naive_merge", [text, "d"], 1, "\n", 50)
     assert native.naive_merge([text], 128, "\n")[0].startswith("\na\ud800b")
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=6),
+    st.sampled_from([2**53 - 1, 2**53, 2**53 + 1, 2**63 - 1, 2**63, 10**30]),
+    st.sampled_from(list(native.MergeStrategy)),
+    st.data(),
+)
+def test_merge_paragraphs_with_huge_sizes(paragraphs, size, strategy, data):
+    """Sizes and counts near 2**53 and 2**63 compare exactly, as Python ints do."""
+    counts = {p: data.draw(st.sampled_from([0, 1, 2, 2**53 - 1, 2**53, 2**63 - 1])) for p in "abc"}
+    for native_merge, reference_merge in ((native.merge_paragraphs, reference.merge_paragraphs),):
+        got = native_merge(paragraphs, size, strategy, lambda p: counts[p])
+        assert got == reference_merge(paragraphs, size, strategy, lambda p: counts[p])
+
+
+def test_merge_paragraphs_regression():
+    counts = {"a": 2**53 - 1, "b": 2}
+    for merge in (native.merge_paragraphs, reference.merge_paragraphs):
+        assert merge(["a", "b"], 2**53, native.MergeStrategy.UNDER_CAP, counts.__getitem__) == [
+            ["a"],
+            ["b"],
+        ]

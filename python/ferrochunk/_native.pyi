@@ -38,6 +38,9 @@ def chunk_many(
 def delimiter_pieces(text: str, spec: _Spec) -> npt.NDArray[np.int64]:
     """``(byte_start, byte_end)`` of the pieces a delimiter spec tokenizes one by one."""
 
+def _debug_panic() -> None:
+    """Test-only: panics inside the core, which must arrive as ``InternalError``."""
+
 def chunk_arrow(
     data: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int32] | npt.NDArray[np.int64],
@@ -66,6 +69,7 @@ class Stream:
 
 __all__ = [
     "Stream",
+    "_debug_panic",
     "char_to_byte_offsets",
     "chunk",
     "chunk_arrow",
@@ -73,6 +77,7 @@ __all__ = [
     "count",
     "count_batch",
     "delimiter_pieces",
+    "dify_clean",
     "dify_fixed_recursive_split",
     "dify_merge_splits",
     "dify_recursive_split",
@@ -80,6 +85,7 @@ __all__ = [
     "encode",
     "encode_with_offsets",
     "num_tokens_from_string",
+    "pattern_spans",
     "ragflow_compute_overlap_prefix",
     "ragflow_has_wrapped_delimiter",
     "ragflow_merge_groups",
@@ -122,6 +128,14 @@ def dify_merge_splits(
     splits: list[str], lengths: list[int], separator: str, chunk_size: int, chunk_overlap: int
 ) -> list[str]:
     """[4.2] ``_merge_splits``; a negative overlap raises IndexError as upstream."""
+
+def dify_clean(text: str, steps: list[str]) -> str:
+    """[7] ``CleanProcessor.clean``: the always-on part, then each step
+    (``"remove_extra_spaces"``, ``"remove_urls_emails"``) in order, in linear time."""
+
+def pattern_spans(pattern: str, text: str) -> npt.NDArray[np.int64]:
+    """``(char_start, char_end)`` of each match of a cleaning pattern: ``"email"``,
+    ``"link_or_image"`` or ``"url"``, found in linear time."""
 
 def dify_split_text_with_regex(text: str, separator: str, keep_separator: bool) -> list[str]:
     """[4.4] for simple separators (literals and ``.``)."""

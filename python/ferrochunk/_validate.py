@@ -34,9 +34,9 @@ def require_int(field: str, value: Any, *, minimum: int) -> int:
         raise ConfigTypeError(f"{field} must be an integer >= {minimum}, got {describe(value)}")
     as_int = int(value)
     if as_int < minimum:
-        raise ConfigError(f"{field} must be an integer >= {minimum}, got {as_int}")
+        raise ConfigError(f"{field} must be an integer >= {minimum}, got {describe(as_int)}")
     if as_int > _MAX_INT:
-        raise ConfigError(f"{field} must be an integer below 2**63, got {as_int}")
+        raise ConfigError(f"{field} must be an integer below 2**63, got {describe(as_int)}")
     return as_int
 
 
@@ -52,4 +52,14 @@ def require_choice(field: str, value: Any, choices: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in choices:
         options = ", ".join(repr(c) for c in choices)
         raise ConfigError(f"{field} must be one of {options}, got {describe(value)}")
+    return value
+
+
+def require_text(field: str, value: str) -> str:
+    """Rejects strings with surrogate code points: they have no UTF-8 form, so a delimiter
+    or separator holding one could never match."""
+    if any("\ud800" <= ch <= "\udfff" for ch in value):
+        raise ConfigError(
+            f"{field} must be text without surrogate code points, got {describe(value)}"
+        )
     return value

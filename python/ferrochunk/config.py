@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import math
 import numbers
+import operator
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._percent import normalize_overlapped_percent
-from ._validate import describe, require_int
+from ._validate import describe, require_int, require_text
 from .errors import ConfigError, ConfigTypeError
-from .tokenizers import Tokenizer
 
 if TYPE_CHECKING:
     from .reference.rows import Batch, Encode
+    from .tokenizers import Tokenizer
 
 __all__ = [
     "CONFIGS",
@@ -81,7 +83,7 @@ def _strategy(value: Any) -> MergeStrategy:
     if isinstance(value, MergeStrategy):
         return value
     for member in MergeStrategy:
-        if value in (member.value, member.name):
+        if isinstance(value, str) and value in (member.value, member.name):
             return member
     raise ConfigError(
         f"DelimiterMerge.strategy must be MergeStrategy.OVER_CAP or UNDER_CAP, "
@@ -100,6 +102,7 @@ def _delimiters(field: str, value: Any) -> tuple[str, ...]:
             raise ConfigTypeError(f"DelimiterMerge.{field}[{i}] must be a str, got {describe(d)}")
         if not d:
             raise ConfigError(f"DelimiterMerge.{field}[{i}] must not be empty")
+        require_text(f"DelimiterMerge.{field}[{i}]", d)
     return tuple(value)
 
 
@@ -131,11 +134,18 @@ class DelimiterMerge:
         for field in ("delimiters", "hard_delimiters", "child_delimiters"):
             object.__setattr__(self, field, _delimiters(field, getattr(self, field)))
         object.__setattr__(self, "strategy", _strategy(self.strategy))
-        object.__setattr__(self, "overlap", normalize_overlapped_percent(self.overlap))
+        try:
+            overlap = normalize_overlapped_percent(self.overlap)
+        except OverflowError as exc:
+            raise ConfigError(
+                f"DelimiterMerge.overlap must be a percentage, got {describe(self.overlap)}"
+            ) from exc
+        object.__setattr__(self, "overlap", overlap)
         if not isinstance(self.joiner, str):
             raise ConfigTypeError(
                 f"DelimiterMerge.joiner must be a str, got {describe(self.joiner)}"
             )
+        require_text("DelimiterMerge.joiner", self.joiner)
 
     _child_metadata: ClassVar[tuple[str, ...]] = ("parent",)
     _tokenizes_pieces: ClassVar[bool] = True
@@ -198,6 +208,8 @@ class Recursive:
             raise ConfigTypeError(
                 f"Recursive.fixed_separator must be a str or None, got {describe(fixed)}"
             )
+        if fixed is not None:
+            require_text("Recursive.fixed_separator", fixed)
         if isinstance(seps, str) or not isinstance(seps, Sequence):
             raise ConfigTypeError(
                 f"Recursive.separators must be a sequence of strings, got {describe(seps)}"
@@ -207,7 +219,8 @@ class Recursive:
                 raise ConfigTypeError(
                     f"Recursive.separators[{i}] must be a str, got {describe(sep)}"
                 )
-        if keep not in ("end", "start"):
+            require_text(f"Recursive.separators[{i}]", sep)
+        if not isinstance(keep, str) or keep not in ("end", "start"):
             raise ConfigError(
                 f"Recursive.keep_separator must be 'end' or 'start', got {describe(keep)}"
             )
@@ -250,7 +263,10 @@ class ParentChild:
     child: Recursive
 
     def __post_init__(self) -> None:
-        if not isinstance(self.parent, Recursive) and self.parent != "full-doc":
+        parent = self.parent
+        if not isinstance(parent, Recursive) and not (
+            isinstance(parent, str) and parent == "full-doc"
+        ):
             raise ConfigError(
                 f"ParentChild.parent must be a Recursive or 'full-doc', got {describe(self.parent)}"
             )
@@ -309,7 +325,10 @@ def _real(field: str, value: Any, low: float, high: float, *, low_open: bool) ->
     """A real number in (low, high] (``low_open``) or [low, high)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ConfigTypeError(f"{field} must be a number, got {describe(value)}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf if operator.gt(value, 0) else -math.inf  # only ints overflow
     inside = (low < number <= high) if low_open else (low <= number < high)
     if not inside:  # NaN fails both comparisons
         interval = f"({low}, {high}]" if low_open else f"[{low}, {high})"
@@ -335,6 +354,7 @@ def _break_classes(value: Any) -> tuple[tuple[str, ...], ...]:
                     f"{field}[{k}] entries must be one character, optionally followed by a "
                     f"space, got {describe(entry)}"
                 )
+            require_text(f"{field}[{k}]", entry)
         out.append(tuple(group))
     if len(out) > 254:
         raise ConfigError(f"{field} must have fewer than 255 classes, got {len(out)}")
@@ -371,6 +391,8 @@ class SentenceWindows:
                 "SentenceWindows.max_tokens * safety_margin must be at least 1 token, got "
                 f"{size} * {margin}"
             )
+        from .tokenizers import Tokenizer  # here, so that the reference can import configs
+
         tokenizer = self.tokenizer
         if tokenizer is not None and not isinstance(tokenizer, Tokenizer | str):
             raise ConfigTypeError(

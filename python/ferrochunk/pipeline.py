@@ -19,10 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from . import _clean, _native
+from . import _native
 from ._validate import describe, require_choice, require_int, require_str
 from .config import CONFIGS, CleanRules, Config, SentenceWindows
-from .errors import ConfigTypeError, InputDecodeError, InputTypeError
+from .errors import ConfigError, ConfigTypeError, InputDecodeError, InputTypeError
+from .reference import _tiktoken as reference_tiktoken
+from .reference import clean as reference_clean
+from .reference import tokens as reference_tokens
 from .reference.rows import Batch
 from .tokenizers import Tokenizer, offset_safe, resolve, utf8_safe
 from .types import Chunk, Metadata, SpanArray
@@ -151,8 +154,13 @@ def _restore(chunk: Chunk, found: dict[int, str], joiner: str) -> Chunk:
 # -- running one text -----------------------------------------------------------------
 
 
-def _encode_starts(tok: Tokenizer) -> Callable[[str], list[int]]:
-    return lambda text: tok.encode_with_offsets(text)[1].tolist()
+def _reference_starts(tok: Tokenizer) -> Callable[[str], list[int]]:
+    """The reference's token starts: tiktoken for an embedded encoding, else the tokenizer's
+    own output converted in plain Python. Neither touches the extension."""
+    name = tok.native_encoding
+    if name is not None:
+        return lambda text: reference_tiktoken.byte_starts(name, text)
+    return lambda text: reference_tokens.byte_starts(text, *tok._raw(text))
 
 
 def _given_tokens(text: str, config: Config, tok: Tokenizer) -> dict[str, Any]:
@@ -172,7 +180,7 @@ def _given_tokens(text: str, config: Config, tok: Tokenizer) -> dict[str, Any]:
 def _run(text: str, config: Config, tok: Tokenizer, backend: str) -> Batch:
     """The batch of one UTF-8-safe text on the chosen backend."""
     if backend == "reference":
-        return config._reference(text, _encode_starts(tok))
+        return config._reference(text, _reference_starts(tok))
     if tok.native_encoding is not None:
         return _native.chunk(text, config._spec(), encoding=tok.native_encoding)
     return _native.chunk(text, config._spec(), **_given_tokens(text, config, tok))
@@ -244,12 +252,21 @@ def chunk_spans(
     return spans
 
 
+def _native_finder(name: str, text: str) -> list[tuple[int, int]]:
+    """The cleaning patterns in Rust (linear time); surrogates never match, so U+FFFD in
+    their place finds the same spans."""
+    rows = _native.pattern_spans(name, utf8_safe(text))
+    return [(a, b) for a, b in rows.tolist()]
+
+
 def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -> list[Chunk]:
     """Chunks of the cleaned text with character and byte offsets in the original."""
     require_str("text", text)
     if not isinstance(clean, CleanRules):
         raise ConfigTypeError(f"clean must be a CleanRules or None, got {describe(clean)}")
-    cleaned, where = _clean.clean(text, clean)
+    require_choice("backend", backend, _BACKENDS)
+    find = reference_clean.python_finder if backend == "reference" else _native_finder
+    cleaned, where = reference_clean.clean(text, clean, find)
     chunks = chunk(cleaned, config, tokenizer=tokenizer, backend=backend)
     spans: dict[tuple[int, int], tuple[int, int]] = {}
 
@@ -263,11 +280,14 @@ def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -
     for c in chunks:
         collect(c)
     for key in spans:
-        spans[key] = _clean.to_original(where, len(text), *key)
+        spans[key] = reference_clean.to_original(where, len(text), *key)
     chars = sorted({x for pair in spans.values() for x in pair})
-    as_bytes = _native.char_to_byte_offsets(
-        utf8_safe(text), np.asarray(chars, dtype=np.uint64)
-    ).tolist()
+    if backend == "reference":
+        as_bytes = reference_tokens.byte_starts(text, "chars", chars)
+    else:
+        as_bytes = _native.char_to_byte_offsets(
+            utf8_safe(text), np.asarray(chars, dtype=np.uint64)
+        ).tolist()
     byte_of = dict(zip(chars, as_bytes, strict=True))
 
     def remap(c: Chunk) -> Chunk:
@@ -438,11 +458,13 @@ def chunk_file(
     config = _require_config(config)
     tok = _tokenizer(config, tokenizer)
     size = require_int("buffer_bytes", buffer_bytes, minimum=1)
+    for field, value in (("encoding", encoding), ("errors", errors)):
+        if not isinstance(value, str):
+            raise ConfigTypeError(f"{field} must be a str, got {describe(value)}")
     try:
-        codec = codecs.lookup(require_str("encoding", encoding))
+        codec = codecs.lookup(encoding)
     except LookupError as exc:
-        raise ConfigTypeError(f"encoding must be a known codec, got {describe(encoding)}") from exc
-    require_str("errors", errors)
+        raise ConfigError(f"encoding must be a known codec, got {describe(encoding)}") from exc
     if not isinstance(path, str | os.PathLike):
         raise InputTypeError(f"path must be a str or os.PathLike, got {describe(path)}")
     return _file(os.fspath(path), config, tok, codec, errors, size, progress)

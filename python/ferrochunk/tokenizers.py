@@ -14,7 +14,13 @@ import numpy as np
 
 from . import _native
 from ._validate import describe, require_int, require_str
-from .errors import InputTypeError, OffsetsError, UnknownTokenizerError
+from .errors import (
+    FerrochunkError,
+    InputTypeError,
+    OffsetsError,
+    TokenizerError,
+    UnknownTokenizerError,
+)
 from .types import IdArray, OffsetArray
 
 __all__ = ["Tokenizer"]
@@ -26,6 +32,20 @@ _NATIVE_NAMES = {
     "o200k_base": "o200k_base",
 }
 _DEFAULT_BATCH = 4096
+# A vocabulary larger than this is not a tokenizer (and its length table would not fit).
+_MAX_VOCABULARY = 1 << 24
+
+
+def _calling(what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Calls a user tokenizer; its own failure becomes a TokenizerError saying so."""
+    try:
+        return fn(*args, **kwargs)
+    except FerrochunkError:
+        raise
+    except Exception as exc:
+        raise TokenizerError(f"{what} raised {type(exc).__name__}: {exc}") from exc
+
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -98,17 +118,26 @@ def _integers(values: Any, what: str) -> np.ndarray[Any, np.dtype[np.int64]]:
     return array.astype(np.int64)
 
 
-def _char_starts_to_bytes(text: str, char_starts: Any) -> OffsetArray:
+def _char_starts(char_starts: Any) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """A tokenizer's character starts, checked to be integers >= 0."""
     starts = _integers(char_starts, "offsets")
     if len(starts) and int(starts.min()) < 0:
         i = int(np.argmin(starts))
         raise OffsetsError(f"tokenizer offsets[{i}] = {int(starts[i])}: must be >= 0")
-    return _native.char_to_byte_offsets(text, starts.astype(np.uint64))
+    return starts
 
 
-def _ids_array(ids: Any, n_offsets: int) -> IdArray:
+def _char_starts_to_bytes(text: str, char_starts: Any) -> OffsetArray:
+    return _native.char_to_byte_offsets(text, _char_starts(char_starts).astype(np.uint64))
+
+
+Raw = tuple[str, list[int]]
+"""A tokenizer's own token starts: ``("bytes" | "chars", starts)``, before conversion."""
+
+
+def _ids_array(ids: Any, n_offsets: int | None) -> IdArray:
     array = _integers(ids, "ids")
-    if len(array) != n_offsets:
+    if n_offsets is not None and len(array) != n_offsets:
         raise OffsetsError(
             f"tokenizer returned {len(array)} ids but {n_offsets} offsets; they must pair up"
         )
@@ -126,22 +155,44 @@ class _TiktokenBackend:
 
     def _length_table(self) -> np.ndarray[Any, Any]:
         if self._lengths is None:
-            n = int(self._encoding.max_token_value) + 1
+            top = getattr(self._encoding, "max_token_value", None)
+            if isinstance(top, bool) or not isinstance(top, int) or not 0 <= top < _MAX_VOCABULARY:
+                raise TokenizerError(
+                    f"the tiktoken encoding's max_token_value must be an int in [0, 2**24), "
+                    f"got {describe(top)}"
+                )
+            n = top + 1
             table = np.zeros(n, dtype=np.uint32)
             for i in range(n):
                 try:
                     table[i] = len(self._encoding.decode_single_token_bytes(i))
                 except KeyError:  # ids missing from the vocabulary
                     continue
+                except Exception as exc:
+                    raise TokenizerError(
+                        f"the tiktoken encoding's decode_single_token_bytes({i}) raised "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
             self._lengths = table
         return self._lengths
 
     def encode(self, text: str) -> IdArray:
-        return np.asarray(self._encoding.encode_ordinary(text), dtype=np.uint32)
+        ids = _calling(
+            "the tiktoken encoding's encode_ordinary", self._encoding.encode_ordinary, text
+        )
+        return _ids_array(ids, None)
 
     def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]:
         ids = self.encode(text)
-        return ids, _starts_from_lengths(self._length_table()[ids])
+        table = self._length_table()
+        if len(ids) and int(ids.max()) >= len(table):
+            raise OffsetsError(
+                f"the tiktoken encoding gave id {int(ids.max())} past its vocabulary"
+            )
+        return ids, _starts_from_lengths(table[ids])
+
+    def raw(self, text: str) -> Raw:
+        return "bytes", self.encode_with_offsets(text)[1].tolist()
 
 
 class _HuggingFaceBackend:
@@ -150,14 +201,34 @@ class _HuggingFaceBackend:
     def __init__(self, tokenizer: Any) -> None:
         self._tokenizer = getattr(tokenizer, "backend_tokenizer", tokenizer)
 
+    def _encode(self, text: str) -> tuple[Any, list[Any]]:
+        """The encoding's ids and character starts, or a TokenizerError saying what is off."""
+        encoding = _calling(
+            "the Hugging Face tokenizer's encode",
+            self._tokenizer.encode,
+            text,
+            add_special_tokens=False,
+        )
+        try:
+            return encoding.ids, [span[0] for span in encoding.offsets]
+        except (AttributeError, TypeError, IndexError, KeyError) as exc:
+            raise TokenizerError(
+                "a Hugging Face tokenizer's encode must return an Encoding with ids and "
+                f"(start, end) offsets, got {describe(encoding)}"
+            ) from exc
+
     def encode(self, text: str) -> IdArray:
-        encoding = self._tokenizer.encode(text, add_special_tokens=False)
-        return np.asarray(encoding.ids, dtype=np.uint32)
+        ids, starts = self._encode(text)
+        return _ids_array(ids, len(starts))
 
     def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]:
-        encoding = self._tokenizer.encode(text, add_special_tokens=False)
-        char_starts = [start for start, _ in encoding.offsets]
-        return _ids_array(encoding.ids, len(char_starts)), _char_starts_to_bytes(text, char_starts)
+        ids, starts = self._encode(text)
+        return _ids_array(ids, len(starts)), _char_starts_to_bytes(text, starts)
+
+    def raw(self, text: str) -> Raw:
+        ids, starts = self._encode(text)
+        _ids_array(ids, len(starts))
+        return "chars", _char_starts(starts).tolist()
 
 
 class _CallableBackend:
@@ -167,13 +238,18 @@ class _CallableBackend:
         self._fn = fn
 
     def _call(self, text: str) -> tuple[Any, Any]:
-        result = self._fn(text)
+        result = _calling("the tokenizer callable", self._fn, text)
         if not isinstance(result, tuple) or len(result) != 2:
             raise OffsetsError(
                 f"a tokenizer callable must return (ids, char_starts), got {describe(result)}"
             )
         ids, starts = result
-        return list(ids), list(starts)
+        try:
+            return list(ids), list(starts)
+        except TypeError as exc:
+            raise OffsetsError(
+                f"a tokenizer callable must return two sequences, got {describe(result)}"
+            ) from exc
 
     def encode(self, text: str) -> IdArray:
         ids, starts = self._call(text)
@@ -182,6 +258,11 @@ class _CallableBackend:
     def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]:
         ids, starts = self._call(text)
         return _ids_array(ids, len(starts)), _char_starts_to_bytes(text, starts)
+
+    def raw(self, text: str) -> Raw:
+        ids, starts = self._call(text)
+        _ids_array(ids, len(starts))
+        return "chars", _char_starts(starts).tolist()
 
 
 class Tokenizer:
@@ -223,12 +304,15 @@ class Tokenizer:
     @classmethod
     def from_tiktoken(cls, encoding: Any) -> Tokenizer:
         """Adapts a ``tiktoken.Encoding``; special-token text is encoded as ordinary text."""
-        if not hasattr(encoding, "encode_ordinary"):
+        if not all(
+            callable(getattr(encoding, name, None))
+            for name in ("encode_ordinary", "decode_single_token_bytes")
+        ):
             raise UnknownTokenizerError(
                 f"from_tiktoken needs a tiktoken.Encoding, got {describe(encoding)}"
             )
         return cls(
-            name=f"tiktoken:{encoding.name}",
+            name=f"tiktoken:{getattr(encoding, 'name', '?')}",
             backend=_TiktokenBackend(encoding),
         )
 
@@ -239,7 +323,7 @@ class Tokenizer:
         Special tokens are not added; token offsets come from the tokenizer's alignment.
         """
         inner = getattr(tokenizer, "backend_tokenizer", tokenizer)
-        if not hasattr(inner, "encode"):
+        if not callable(getattr(inner, "encode", None)):
             raise UnknownTokenizerError(
                 f"from_huggingface needs a tokenizers.Tokenizer, got {describe(tokenizer)}"
             )
@@ -268,6 +352,14 @@ class Tokenizer:
         """The embedded encoding's name, or ``None`` for a Python tokenizer."""
         backend = self._backend
         return backend.encoding if isinstance(backend, _NativeBackend) else None
+
+    def _raw(self, text: str) -> Raw:
+        """The token starts the tokenizer itself gives (for the reference, which converts
+        them in plain Python). Not for the embedded encodings: the reference runs tiktoken."""
+        backend = self._backend
+        if isinstance(backend, _NativeBackend):
+            raise TypeError("the embedded encodings have no raw form; use tiktoken")
+        return backend.raw(utf8_safe(text))  # type: ignore[attr-defined, no-any-return]
 
     def encode(self, text: str) -> IdArray:
         """Token ids (for the embedded encodings, tiktoken's ``encode_ordinary`` ids).

@@ -75,37 +75,44 @@ pub fn merge_splits(
     separator: &str,
     sizes: Sizes,
 ) -> Result<Vec<String>> {
-    let (size, overlap) = (sizes.chunk_size, sizes.chunk_overlap);
-    let sep_len = sizes.length.of(separator)?;
+    // Python ints do not overflow: sums of i64 lengths are exact in i128.
+    let (size, overlap) = (
+        i128::from(sizes.chunk_size),
+        i128::from(sizes.chunk_overlap),
+    );
+    let sep_len = i128::from(sizes.length.of(separator)?);
     let join = |cur: &[&str]| {
         let joined = cur.join(separator);
         let t = py_strip(&joined);
         (!t.is_empty()).then(|| t.to_owned())
     };
     let mut docs = Vec::new();
-    let mut current: Vec<(&str, i64)> = Vec::new();
-    let mut total = 0i64;
+    let mut current: Vec<&str> = Vec::new();
+    let mut total = 0i128;
     for (&d, &n) in splits.iter().zip(lengths) {
-        let gap = |cur: &Vec<(&str, i64)>| if cur.is_empty() { 0 } else { sep_len };
+        let n = i128::from(n);
+        let gap = |cur: &Vec<&str>| if cur.is_empty() { 0 } else { sep_len };
         if total + n + gap(&current) > size && !current.is_empty() {
-            if let Some(doc) = join(&current.iter().map(|c| c.0).collect::<Vec<_>>()) {
+            if let Some(doc) = join(&current) {
                 docs.push(doc);
             }
             while total > overlap || (total + n + gap(&current) > size && total > 0) {
-                let Some(&(_, first)) = current.first() else {
+                let Some(&first) = current.first() else {
                     return Err(Error::Upstream {
                         class: "IndexError",
                         message: "list index out of range".into(),
                     });
                 };
-                total -= first + if current.len() > 1 { sep_len } else { 0 };
+                // Upstream measures the piece it drops again, whatever length it was given.
+                let first_len = i128::from(sizes.length.of(first)?);
+                total -= first_len + if current.len() > 1 { sep_len } else { 0 };
                 current.remove(0);
             }
         }
-        current.push((d, n));
+        current.push(d);
         total += n + if current.len() > 1 { sep_len } else { 0 };
     }
-    if let Some(doc) = join(&current.iter().map(|c| c.0).collect::<Vec<_>>()) {
+    if let Some(doc) = join(&current) {
         docs.push(doc);
     }
     Ok(docs)

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use rayon::prelude::*;
 
 use super::arrays::rows_array;
-use super::errors::IntoPy;
+use super::errors::{guard, IntoPy};
 use super::{spec, threads};
 use crate::contracts::stream::{chunk_text, Batch, Tokens};
 use crate::error::{Error, Result};
@@ -115,51 +115,53 @@ pub fn py_chunk_arrow<'py>(
     encoding: &str,
     threads: Option<usize>,
 ) -> PyResult<(PartArrays<'py>, Bound<'py, PyArray2<i64>>, PartArrays<'py>)> {
-    let spec = spec::parse(spec)?;
-    let enc = Encoding::from_name(encoding).or_raise(py)?;
-    // `ferrochunk.arrow` passes read-only views of pyarrow's immutable buffers, so
-    // nothing can write to them while Rust reads them detached; a view that is not
-    // contiguous is copied.
-    let data_copy;
-    let data: &[u8] = match data.as_slice() {
-        Ok(s) => s,
-        Err(_) => {
-            data_copy = data.as_array().to_vec();
-            &data_copy
+    guard(py, "chunk_arrow", || {
+        let spec = spec::parse(spec)?;
+        let enc = Encoding::from_name(encoding).or_raise(py)?;
+        // `ferrochunk.arrow` passes read-only views of pyarrow's immutable buffers, so
+        // nothing can write to them while Rust reads them detached; a view that is not
+        // contiguous is copied.
+        let data_copy;
+        let data: &[u8] = match data.as_slice() {
+            Ok(s) => s,
+            Err(_) => {
+                data_copy = data.as_array().to_vec();
+                &data_copy
+            }
+        };
+        let bounds: Vec<(i64, i64)> = match &offsets {
+            Offsets::Small(o) => window(o.as_array().iter().map(|&v| i64::from(v)), offset, length),
+            Offsets::Large(o) => window(o.as_array().iter().copied(), offset, length),
         }
-    };
-    let bounds: Vec<(i64, i64)> = match &offsets {
-        Offsets::Small(o) => window(o.as_array().iter().map(|&v| i64::from(v)), offset, length),
-        Offsets::Large(o) => window(o.as_array().iter().copied(), offset, length),
-    }
-    .or_raise(py)?;
-    let bitmap: Option<Vec<u8>> = validity.map(|v| v.as_array().to_vec());
-    let valid = |i: usize| -> bool {
-        bitmap.as_ref().is_none_or(|b| {
-            let bit = offset + i;
-            b.get(bit / 8)
-                .is_some_and(|byte| byte >> (bit % 8) & 1 == 1)
-        })
-    };
-    let (top, spans, kids) = py
-        .detach(|| {
-            let docs = documents(data, &bounds, &valid)?;
-            let batches = threads::run(threads, || {
-                docs.par_iter()
-                    .map(|d| match d {
-                        Some(text) => chunk_text(text, &spec, Tokens::Embedded(enc)),
-                        None => Ok(Batch::default()),
-                    })
-                    .collect::<Result<Vec<_>>>()
-            })?;
-            Ok(split(batches))
-        })
         .or_raise(py)?;
-    Ok((
-        part_arrays(py, top)?,
-        rows_array(py, spans).or_raise(py)?,
-        part_arrays(py, kids)?,
-    ))
+        let bitmap: Option<Vec<u8>> = validity.map(|v| v.as_array().to_vec());
+        let valid = |i: usize| -> bool {
+            bitmap.as_ref().is_none_or(|b| {
+                let bit = offset + i;
+                b.get(bit / 8)
+                    .is_some_and(|byte| byte >> (bit % 8) & 1 == 1)
+            })
+        };
+        let (top, spans, kids) = py
+            .detach(|| {
+                let docs = documents(data, &bounds, &valid)?;
+                let batches = threads::run(threads, || {
+                    docs.par_iter()
+                        .map(|d| match d {
+                            Some(text) => chunk_text(text, &spec, Tokens::Embedded(enc)),
+                            None => Ok(Batch::default()),
+                        })
+                        .collect::<Result<Vec<_>>>()
+                })?;
+                Ok(split(batches))
+            })
+            .or_raise(py)?;
+        Ok((
+            part_arrays(py, top)?,
+            rows_array(py, spans).or_raise(py)?,
+            part_arrays(py, kids)?,
+        ))
+    })
 }
 
 /// The `(start, end)` byte bounds of rows `offset..offset + length`.

@@ -1,13 +1,17 @@
 //! Bindings for the Dify family's native compat path.
 
+use numpy::PyArray2;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use super::errors::IntoPy;
+use super::arrays::rows_array;
+use super::errors::{guard, IntoPy};
 use crate::compat::dify::{
     fixed_recursive_split, merge_splits, recursive_split, split_text_with_regex, Length, Sizes,
 };
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::text::offsets::{convert_sorted, Unit};
+use crate::text::patterns;
 use crate::tokenizer::Encoding;
 
 /// `length` is `"chars"`, an embedded encoding's name (`encode_ordinary` counts), or
@@ -42,25 +46,36 @@ pub fn py_merge_splits(
     chunk_size: i64,
     chunk_overlap: i64,
 ) -> PyResult<Vec<String>> {
-    py.detach(|| {
-        let refs: Vec<&str> = splits.iter().map(|s| &**s).collect();
-        merge_splits(
-            &refs,
-            &lengths,
-            &separator,
-            sizes(chunk_size, chunk_overlap, false, "chars")?,
-        )
+    guard(py, "dify_merge_splits", || {
+        py.detach(|| {
+            let refs: Vec<&str> = splits.iter().map(|s| &**s).collect();
+            merge_splits(
+                &refs,
+                &lengths,
+                &separator,
+                sizes(chunk_size, chunk_overlap, false, "chars")?,
+            )
+        })
+        .or_raise(py)
     })
-    .or_raise(py)
 }
 
 #[pyfunction]
 #[pyo3(name = "dify_split_text_with_regex")]
-pub fn py_split_text_with_regex(text: &str, separator: &str, keep_separator: bool) -> Vec<String> {
-    split_text_with_regex(text, separator, keep_separator)
-        .into_iter()
-        .map(str::to_owned)
-        .collect()
+pub fn py_split_text_with_regex(
+    py: Python<'_>,
+    text: &str,
+    separator: &str,
+    keep_separator: bool,
+) -> PyResult<Vec<String>> {
+    guard(py, "dify_split_text_with_regex", || {
+        Ok({
+            split_text_with_regex(text, separator, keep_separator)
+                .into_iter()
+                .map(str::to_owned)
+                .collect()
+        })
+    })
 }
 
 #[pyfunction]
@@ -74,9 +89,11 @@ pub fn py_recursive_split(
     keep_separator: bool,
     length: &str,
 ) -> PyResult<Vec<String>> {
-    let sizes = sizes(chunk_size, chunk_overlap, keep_separator, length).or_raise(py)?;
-    py.detach(|| recursive_split(&text, &separators, sizes))
-        .or_raise(py)
+    guard(py, "dify_recursive_split", || {
+        let sizes = sizes(chunk_size, chunk_overlap, keep_separator, length).or_raise(py)?;
+        py.detach(|| recursive_split(&text, &separators, sizes))
+            .or_raise(py)
+    })
 }
 
 #[pyfunction]
@@ -90,7 +107,77 @@ pub fn py_fixed_recursive_split(
     keep_separator: bool,
     length: &str,
 ) -> PyResult<Vec<String>> {
-    let sizes = sizes(chunk_size, chunk_overlap, keep_separator, length).or_raise(py)?;
-    py.detach(|| fixed_recursive_split(&text, &separators, sizes))
+    guard(py, "dify_fixed_recursive_split", || {
+        let sizes = sizes(chunk_size, chunk_overlap, keep_separator, length).or_raise(py)?;
+        py.detach(|| fixed_recursive_split(&text, &separators, sizes))
+            .or_raise(py)
+    })
+}
+
+/// `CleanProcessor.clean`: the always-on part, then each enabled rule in order
+/// (`"remove_extra_spaces"` or `"remove_urls_emails"`).
+#[pyfunction]
+#[pyo3(name = "dify_clean")]
+pub fn py_dify_clean(py: Python<'_>, text: PyBackedStr, steps: Vec<String>) -> PyResult<String> {
+    guard(py, "dify_clean", || {
+        py.detach(|| {
+            let mut out = patterns::dify_base(&text);
+            for step in &steps {
+                out = match step.as_str() {
+                    "remove_extra_spaces" => patterns::dify_extra_spaces(&out),
+                    "remove_urls_emails" => patterns::dify_urls_emails(&out)?,
+                    other => {
+                        return Err(Error::InvalidConfig {
+                            field: "steps",
+                            value: other.to_owned(),
+                            expected: "'remove_extra_spaces' or 'remove_urls_emails'",
+                        })
+                    }
+                };
+            }
+            Ok(out)
+        })
         .or_raise(py)
+    })
+}
+
+/// The `(char_start, char_end)` of every match of a cleaning pattern: `"email"`,
+/// `"link_or_image"` or `"url"`.
+#[pyfunction]
+#[pyo3(name = "pattern_spans")]
+pub fn py_pattern_spans<'py>(
+    py: Python<'py>,
+    pattern: &str,
+    text: PyBackedStr,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    guard(py, "pattern_spans", || {
+        let found = match pattern {
+            "email" => &patterns::EMAIL,
+            "link_or_image" => &patterns::LINK_OR_IMAGE,
+            "url" => &patterns::URL,
+            other => {
+                return Err(Error::InvalidConfig {
+                    field: "pattern",
+                    value: other.to_owned(),
+                    expected: "'email', 'link_or_image' or 'url'",
+                })
+                .or_raise(py)
+            }
+        };
+        let rows = py
+            .detach(|| {
+                let spans = found.find_all(&text)?;
+                let flat: Vec<u64> = spans
+                    .iter()
+                    .flat_map(|&(a, b)| [a as u64, b as u64])
+                    .collect();
+                let chars = convert_sorted(&text, &flat, Unit::Byte, Unit::Char)?;
+                Ok(chars
+                    .chunks(2)
+                    .map(|c| [c[0] as i64, c[1] as i64])
+                    .collect::<Vec<_>>())
+            })
+            .or_raise(py)?;
+        rows_array(py, rows).or_raise(py)
+    })
 }

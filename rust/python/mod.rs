@@ -24,12 +24,15 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pipeline::py_delimiter_pieces, m)?)?;
     m.add_class::<pipeline::PyStream>()?;
     m.add_function(wrap_pyfunction!(arrow::py_chunk_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::py_debug_panic, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_encode, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_encode_with_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_count, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_count_batch, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_char_to_byte_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_merge_splits, m)?)?;
+    m.add_function(wrap_pyfunction!(dify::py_dify_clean, m)?)?;
+    m.add_function(wrap_pyfunction!(dify::py_pattern_spans, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_split_text_with_regex, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_recursive_split, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_fixed_recursive_split, m)?)?;

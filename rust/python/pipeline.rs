@@ -9,7 +9,7 @@ use pyo3::types::{PyList, PyString};
 use rayon::prelude::*;
 
 use super::arrays::rows_array;
-use super::errors::IntoPy;
+use super::errors::{guard, IntoPy};
 use super::{spec, threads};
 use crate::contracts::delimiter_merge::pieces;
 use crate::contracts::stream::{chunk_text, Batch, Pipeline, Tokens};
@@ -72,12 +72,14 @@ pub fn py_chunk<'py>(
     starts: Option<PyReadonlyArray1<'py, u32>>,
     counts: Option<PyReadonlyArray1<'py, u32>>,
 ) -> PyResult<PyBatch<'py>> {
-    let spec = spec::parse(spec)?;
-    let tokens = tokens(encoding, starts, counts).or_raise(py)?;
-    let batch = py
-        .detach(|| chunk_text(&text, &spec, tokens))
-        .or_raise(py)?;
-    to_python(py, batch)
+    guard(py, "chunk", || {
+        let spec = spec::parse(spec)?;
+        let tokens = tokens(encoding, starts, counts).or_raise(py)?;
+        let batch = py
+            .detach(|| chunk_text(&text, &spec, tokens))
+            .or_raise(py)?;
+        to_python(py, batch)
+    })
 }
 
 #[pyfunction]
@@ -89,19 +91,21 @@ pub fn py_chunk_many<'py>(
     encoding: &str,
     threads: Option<usize>,
 ) -> PyResult<Vec<PyBatch<'py>>> {
-    let spec = spec::parse(spec)?;
-    let enc = Encoding::from_name(encoding).or_raise(py)?;
-    let batches = py
-        .detach(|| {
-            threads::run(threads, || {
-                texts
-                    .par_iter()
-                    .map(|t| chunk_text(t, &spec, Tokens::Embedded(enc)))
-                    .collect::<Result<Vec<_>>>()
+    guard(py, "chunk_many", || {
+        let spec = spec::parse(spec)?;
+        let enc = Encoding::from_name(encoding).or_raise(py)?;
+        let batches = py
+            .detach(|| {
+                threads::run(threads, || {
+                    texts
+                        .par_iter()
+                        .map(|t| chunk_text(t, &spec, Tokens::Embedded(enc)))
+                        .collect::<Result<Vec<_>>>()
+                })
             })
-        })
-        .or_raise(py)?;
-    batches.into_iter().map(|b| to_python(py, b)).collect()
+            .or_raise(py)?;
+        batches.into_iter().map(|b| to_python(py, b)).collect()
+    })
 }
 
 /// The byte ranges of a delimiter contract's pieces: what a Python tokenizer tokenizes.
@@ -112,20 +116,22 @@ pub fn py_delimiter_pieces<'py>(
     text: PyBackedStr,
     spec: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
-    let Spec::Delimiter(cfg) = spec::parse(spec)? else {
-        return Err(Error::InvalidConfig {
-            field: "spec",
-            value: "not a delimiter contract".into(),
-            expected: "a DelimiterMerge spec",
-        })
-        .or_raise(py);
-    };
-    let found = py.detach(|| pieces(&text, &cfg)).or_raise(py)?;
-    let ranges = found
-        .into_iter()
-        .map(|r| [r.start as i64, r.end as i64])
-        .collect();
-    rows_array(py, ranges).or_raise(py)
+    guard(py, "delimiter_pieces", || {
+        let Spec::Delimiter(cfg) = spec::parse(spec)? else {
+            return Err(Error::InvalidConfig {
+                field: "spec",
+                value: "not a delimiter contract".into(),
+                expected: "a DelimiterMerge spec",
+            })
+            .or_raise(py);
+        };
+        let found = py.detach(|| pieces(&text, &cfg)).or_raise(py)?;
+        let ranges = found
+            .into_iter()
+            .map(|r| [r.start as i64, r.end as i64])
+            .collect();
+        rows_array(py, ranges).or_raise(py)
+    })
 }
 
 /// A stream of text pieces through the pipeline (the one stateful binding: a
@@ -139,17 +145,20 @@ impl PyStream {
     fn with<T: Send>(
         &self,
         py: Python<'_>,
+        entry: &str,
         f: impl FnOnce(&mut Pipeline) -> Result<T> + Send,
     ) -> PyResult<T> {
-        py.detach(|| {
-            let mut pipeline = self.pipeline.lock().map_err(|_| Error::InvalidConfig {
-                field: "stream",
-                value: "poisoned".into(),
-                expected: "a stream that no earlier call left broken",
-            })?;
-            f(&mut pipeline)
+        guard(py, entry, || {
+            py.detach(|| {
+                let mut pipeline = self.pipeline.lock().map_err(|_| Error::InvalidConfig {
+                    field: "stream",
+                    value: "poisoned".into(),
+                    expected: "a stream that no earlier call left broken",
+                })?;
+                f(&mut pipeline)
+            })
+            .or_raise(py)
         })
-        .or_raise(py)
     }
 }
 
@@ -158,30 +167,32 @@ impl PyStream {
     #[new]
     fn new(spec: &Bound<'_, PyAny>, encoding: &str) -> PyResult<Self> {
         let py = spec.py();
-        let spec = spec::parse(spec)?;
-        let enc = Encoding::from_name(encoding).or_raise(py)?;
-        Ok(PyStream {
-            pipeline: Mutex::new(Pipeline::new(&spec, enc).or_raise(py)?),
+        guard(py, "Stream", || {
+            let spec = spec::parse(spec)?;
+            let enc = Encoding::from_name(encoding).or_raise(py)?;
+            Ok(PyStream {
+                pipeline: Mutex::new(Pipeline::new(&spec, enc).or_raise(py)?),
+            })
         })
     }
 
     fn push<'py>(&self, py: Python<'py>, piece: PyBackedStr) -> PyResult<PyBatch<'py>> {
-        let batch = self.with(py, |p| p.push_str(&piece))?;
+        let batch = self.with(py, "Stream.push", |p| p.push_str(&piece))?;
         to_python(py, batch)
     }
 
     fn push_bytes<'py>(&self, py: Python<'py>, data: PyBackedBytes) -> PyResult<PyBatch<'py>> {
-        let batch = self.with(py, |p| p.push_bytes(&data))?;
+        let batch = self.with(py, "Stream.push_bytes", |p| p.push_bytes(&data))?;
         to_python(py, batch)
     }
 
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<PyBatch<'py>> {
-        let batch = self.with(py, Pipeline::finish)?;
+        let batch = self.with(py, "Stream.finish", Pipeline::finish)?;
         to_python(py, batch)
     }
 
     #[getter]
     fn bytes_seen(&self, py: Python<'_>) -> PyResult<usize> {
-        self.with(py, |p| Ok(p.bytes_seen()))
+        self.with(py, "Stream.bytes_seen", |p| Ok(p.bytes_seen()))
     }
 }

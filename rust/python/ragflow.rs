@@ -4,7 +4,7 @@ use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use super::errors::IntoPy;
+use super::errors::{guard, IntoPy};
 use crate::compat::ragflow::delim::{
     has_wrapped_delimiter, normalize_text_newlines, parse_delimiter_field, remove_tag,
 };
@@ -40,7 +40,9 @@ fn strategy(under_cap: bool) -> MergeStrategy {
 #[pyfunction]
 #[pyo3(name = "num_tokens_from_string")]
 pub fn py_num_tokens_from_string(py: Python<'_>, text: PyBackedStr) -> PyResult<usize> {
-    py.detach(|| num_tokens_from_string(&text)).or_raise(py)
+    guard(py, "num_tokens_from_string", || {
+        py.detach(|| num_tokens_from_string(&text)).or_raise(py)
+    })
 }
 
 #[pyfunction]
@@ -49,34 +51,44 @@ pub fn py_num_tokens_batch(
     py: Python<'_>,
     texts: Vec<PyBackedStr>,
 ) -> PyResult<Bound<'_, PyArray1<u64>>> {
-    Ok(py
-        .detach(|| num_tokens_batch(&texts))
-        .or_raise(py)?
-        .into_pyarray(py))
+    guard(py, "ragflow_num_tokens_batch", || {
+        Ok(py
+            .detach(|| num_tokens_batch(&texts))
+            .or_raise(py)?
+            .into_pyarray(py))
+    })
 }
 
 #[pyfunction]
 #[pyo3(name = "ragflow_parse_delimiter_field")]
-pub fn py_parse_delimiter_field(field: &str) -> Vec<String> {
-    parse_delimiter_field(field)
+pub fn py_parse_delimiter_field(py: Python<'_>, field: &str) -> PyResult<Vec<String>> {
+    guard(py, "ragflow_parse_delimiter_field", || {
+        Ok(parse_delimiter_field(field))
+    })
 }
 
 #[pyfunction]
 #[pyo3(name = "ragflow_has_wrapped_delimiter")]
-pub fn py_has_wrapped_delimiter(field: &str) -> bool {
-    has_wrapped_delimiter(field)
+pub fn py_has_wrapped_delimiter(py: Python<'_>, field: &str) -> PyResult<bool> {
+    guard(py, "ragflow_has_wrapped_delimiter", || {
+        Ok(has_wrapped_delimiter(field))
+    })
 }
 
 #[pyfunction]
 #[pyo3(name = "ragflow_normalize_text_newlines")]
-pub fn py_normalize_text_newlines(text: &str) -> String {
-    normalize_text_newlines(text).into_owned()
+pub fn py_normalize_text_newlines(py: Python<'_>, text: &str) -> PyResult<String> {
+    guard(py, "ragflow_normalize_text_newlines", || {
+        Ok(normalize_text_newlines(text).into_owned())
+    })
 }
 
 #[pyfunction]
 #[pyo3(name = "ragflow_remove_tag")]
-pub fn py_remove_tag(text: &str) -> String {
-    remove_tag(text).into_owned()
+pub fn py_remove_tag(py: Python<'_>, text: &str) -> PyResult<String> {
+    guard(py, "ragflow_remove_tag", || {
+        Ok(remove_tag(text).into_owned())
+    })
 }
 
 #[pyfunction]
@@ -86,9 +98,11 @@ pub fn py_compute_overlap_prefix(
     prev_text: PyBackedStr,
     percent: PyPercent,
 ) -> PyResult<(String, usize)> {
-    let percent = Percent::from(percent);
-    py.detach(|| compute_overlap_prefix(&prev_text, percent))
-        .or_raise(py)
+    guard(py, "ragflow_compute_overlap_prefix", || {
+        let percent = Percent::from(percent);
+        py.detach(|| compute_overlap_prefix(&prev_text, percent))
+            .or_raise(py)
+    })
 }
 
 #[pyfunction]
@@ -99,12 +113,16 @@ pub fn py_merge_groups(
     cap: f64,
     threshold: f64,
     under_cap: bool,
-) -> Vec<Vec<usize>> {
-    py.detach(|| {
-        merge(&sizes, cap, strategy(under_cap), threshold)
-            .into_iter()
-            .map(|g| g.pieces.collect())
-            .collect()
+) -> PyResult<Vec<Vec<usize>>> {
+    guard(py, "ragflow_merge_groups", || {
+        Ok({
+            py.detach(|| {
+                merge(&sizes, cap, strategy(under_cap), threshold)
+                    .into_iter()
+                    .map(|g| g.pieces.collect())
+                    .collect()
+            })
+        })
     })
 }
 
@@ -123,23 +141,25 @@ pub fn py_naive_merge(
     under_cap: bool,
     percent: PyPercent,
 ) -> PyResult<MergedLists> {
-    let budget = Budget {
-        cap,
-        threshold,
-        strategy: strategy(under_cap),
-        percent: percent.into(),
-    };
-    let merged = py
-        .detach(|| {
-            let sections: Vec<Section<'_>> = texts
-                .iter()
-                .zip(&positions)
-                .map(|(t, p)| Section { text: t, pos: p })
-                .collect();
-            naive_merge(&sections, &delimiter, budget)
-        })
-        .or_raise(py)?;
-    Ok((merged.chunks, merged.sections))
+    guard(py, "ragflow_naive_merge", || {
+        let budget = Budget {
+            cap,
+            threshold,
+            strategy: strategy(under_cap),
+            percent: percent.into(),
+        };
+        let merged = py
+            .detach(|| {
+                let sections: Vec<Section<'_>> = texts
+                    .iter()
+                    .zip(&positions)
+                    .map(|(t, p)| Section { text: t, pos: p })
+                    .collect();
+                naive_merge(&sections, &delimiter, budget)
+            })
+            .or_raise(py)?;
+        Ok((merged.chunks, merged.sections))
+    })
 }
 
 #[pyfunction]
@@ -152,6 +172,8 @@ pub fn py_parser_txt(
     cap: f64,
     threshold: f64,
 ) -> PyResult<Vec<String>> {
-    py.detach(|| parser_txt(&txt, &delimiter, keep_delimiters, cap, threshold))
-        .or_raise(py)
+    guard(py, "ragflow_parser_txt", || {
+        py.detach(|| parser_txt(&txt, &delimiter, keep_delimiters, cap, threshold))
+            .or_raise(py)
+    })
 }

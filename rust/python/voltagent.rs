@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
 use super::arrays::counts_array;
-use super::errors::IntoPy;
+use super::errors::{guard, IntoPy};
 use crate::compat::voltagent;
 
 #[pyfunction]
@@ -14,14 +14,18 @@ pub fn py_token_ends<'py>(
     py: Python<'py>,
     text: PyBackedStr,
 ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-    let ends = py.detach(|| voltagent::token_ends(&text)).or_raise(py)?;
-    Ok(ends.into_pyarray(py))
+    guard(py, "voltagent_token_ends", || {
+        let ends = py.detach(|| voltagent::token_ends(&text)).or_raise(py)?;
+        Ok(ends.into_pyarray(py))
+    })
 }
 
 #[pyfunction]
 #[pyo3(name = "voltagent_token_values")]
 pub fn py_token_values(py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<String>> {
-    py.detach(|| voltagent::token_values(&text)).or_raise(py)
+    guard(py, "voltagent_token_values", || {
+        py.detach(|| voltagent::token_values(&text)).or_raise(py)
+    })
 }
 
 #[pyfunction]
@@ -30,13 +34,15 @@ pub fn py_counts<'py>(
     py: Python<'py>,
     texts: Vec<PyBackedStr>,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    let counts = py
-        .detach(|| {
-            let refs: Vec<&str> = texts.iter().map(|t| &**t).collect();
-            voltagent::counts(&refs)
-        })
-        .or_raise(py)?;
-    Ok(counts_array(py, counts))
+    guard(py, "voltagent_counts", || {
+        let counts = py
+            .detach(|| {
+                let refs: Vec<&str> = texts.iter().map(|t| &**t).collect();
+                voltagent::counts(&refs)
+            })
+            .or_raise(py)?;
+        Ok(counts_array(py, counts))
+    })
 }
 
 #[pyfunction]
@@ -46,10 +52,12 @@ pub fn py_prefix_counts<'py>(
     text: PyBackedStr,
     positions: PyReadonlyArray1<'py, u64>,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    // Copied under the GIL: another Python thread may write to the array.
-    let positions = positions.as_array().to_vec();
-    let counts = py
-        .detach(|| voltagent::prefix_counts(&text, &positions))
-        .or_raise(py)?;
-    Ok(counts_array(py, counts))
+    guard(py, "voltagent_prefix_counts", || {
+        // Copied under the GIL: another Python thread may write to the array.
+        let positions = positions.as_array().to_vec();
+        let counts = py
+            .detach(|| voltagent::prefix_counts(&text, &positions))
+            .or_raise(py)?;
+        Ok(counts_array(py, counts))
+    })
 }

@@ -2,4 +2,5 @@
 
 pub mod breaks;
 pub mod offsets;
+pub mod patterns;
 pub mod scan;

@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use crate::error::{Error, Result};
 
@@ -31,6 +31,9 @@ pub struct Scan {
     pub matches: Vec<Range<usize>>,
 }
 
+/// Delimiter sets with more bytes than this use an NFA (see [`DelimiterSet::new`]).
+const LONG_PATTERNS: usize = 1024;
+
 /// A compiled set of literal delimiters.
 #[derive(Clone, Debug)]
 pub struct DelimiterSet {
@@ -43,16 +46,24 @@ impl DelimiterSet {
     /// # Errors
     /// [`Error::InvalidConfig`] when the automaton cannot be built (too large).
     pub fn new<S: AsRef<str>>(delimiters: &[S]) -> Result<Self> {
-        let literals: Vec<&str> = delimiters
+        // Duplicates change nothing but the automaton's size: drop them first.
+        let mut literals: Vec<&str> = delimiters
             .iter()
             .map(AsRef::as_ref)
             .filter(|d| !d.is_empty())
             .collect();
+        literals.sort_unstable();
+        literals.dedup();
         if literals.is_empty() {
             return Ok(DelimiterSet { automaton: None });
         }
+        // The DFA is fastest to search, but building it costs time per state and byte
+        // class: long delimiters (a 100 000-character one) get the linear-to-build NFA.
+        let total: usize = literals.iter().map(|d| d.len()).sum();
+        let kind = (total > LONG_PATTERNS).then_some(AhoCorasickKind::ContiguousNFA);
         let automaton = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
+            .kind(kind)
             .build(&literals)
             .map_err(|e| Error::InvalidConfig {
                 field: "delimiters",

@@ -22,7 +22,7 @@ from .. import _native
 from ..reference.dify import cleaner as _cleaner
 from ..reference.dify import processors as _processors
 from ..reference.dify import text_splitter as _ts
-from ..tokenizers import Tokenizer
+from ..tokenizers import Tokenizer, _is_utf8
 
 __all__ = [
     "CleanProcessor",
@@ -39,7 +39,27 @@ __all__ = [
     "remove_leading_symbols",
 ]
 
-CleanProcessor = _cleaner.CleanProcessor
+
+class CleanProcessor:
+    """§7 ``CleanProcessor``: the cleaning runs in Rust, in linear time (Dify's regexes
+    backtrack quadratically on long runs); text Rust cannot take (not a ``str``, lone
+    surrogates) runs the reference's Python, so it fails or succeeds as upstream does."""
+
+    @classmethod
+    def clean(cls, text: Any, process_rule: Any) -> Any:
+        if not isinstance(text, str) or not _is_utf8(text):
+            return _cleaner.CleanProcessor.clean(text, process_rule)
+        steps = []
+        rules = process_rule["rules"] if process_rule else {}
+        if "pre_processing_rules" in rules:
+            for rule in rules["pre_processing_rules"]:
+                if rule["id"] == "remove_extra_spaces" and rule["enabled"] is True:
+                    steps.append("remove_extra_spaces")
+                elif rule["id"] == "remove_urls_emails" and rule["enabled"] is True:
+                    steps.append("remove_urls_emails")
+        return _native.dify_clean(text, steps)
+
+
 Document = _ts.Document
 remove_leading_symbols = _processors.remove_leading_symbols
 
@@ -212,11 +232,15 @@ get_splitter = functools.partial(
 
 def paragraph_transform(texts: list[str], process_rule: Any, preview: bool = False) -> list[str]:
     """§8.2 over the native splitters."""
-    return _processors.paragraph_transform(texts, process_rule, preview, splitter=get_splitter)
+    return _processors.paragraph_transform(
+        texts, process_rule, preview, splitter=get_splitter, cleaner=CleanProcessor
+    )
 
 
 def parent_child_transform(
     texts: list[str], process_rule: Any, preview: bool = False
 ) -> list[dict[str, Any]]:
     """§8.4 over the native splitters."""
-    return _processors.parent_child_transform(texts, process_rule, preview, splitter=get_splitter)
+    return _processors.parent_child_transform(
+        texts, process_rule, preview, splitter=get_splitter, cleaner=CleanProcessor
+    )

@@ -89,14 +89,15 @@ def num_tokens_from_string(string: Any) -> int:
 
 
 # -- §2 delimiter fields and §4 tags: native for strings, Python's own errors otherwise --
-def _on_str(native: Callable[[str], Any], python: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """``native`` for a non-empty str it can take, else ``python`` (same result or error)."""
+def _on_str(native: str, python: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``_native.<native>`` for a non-empty str it can take, else ``python`` (same result or
+    error). The binding is looked up per call, so an instrumented extension sees it."""
 
     @functools.wraps(python)
     def call(value: Any) -> Any:
         if value and isinstance(value, str):
             try:
-                return native(value)
+                return getattr(_native, native)(value)
             except UnicodeEncodeError:  # lone surrogates have no UTF-8 form
                 pass
         return python(value)
@@ -104,12 +105,10 @@ def _on_str(native: Callable[[str], Any], python: Callable[[Any], Any]) -> Calla
     return call
 
 
-normalize_text_newlines = _on_str(
-    _native.ragflow_normalize_text_newlines, _delim.normalize_text_newlines
-)
-has_wrapped_delimiter = _on_str(_native.ragflow_has_wrapped_delimiter, _delim.has_wrapped_delimiter)
-parse_delimiter_field = _on_str(_native.ragflow_parse_delimiter_field, _delim.parse_delimiter_field)
-remove_tag = _on_str(_native.ragflow_remove_tag, _overlap.remove_tag)
+normalize_text_newlines = _on_str("ragflow_normalize_text_newlines", _delim.normalize_text_newlines)
+has_wrapped_delimiter = _on_str("ragflow_has_wrapped_delimiter", _delim.has_wrapped_delimiter)
+parse_delimiter_field = _on_str("ragflow_parse_delimiter_field", _delim.parse_delimiter_field)
+remove_tag = _on_str("ragflow_remove_tag", _overlap.remove_tag)
 
 
 def _percent(value: Any) -> int | float:
@@ -163,7 +162,12 @@ def merge_paragraphs(
     """§5: groups of the original strings; nothing is split, stripped or dropped."""
     sizes = _counts(list(paragraphs)) if size is None else [size(p) for p in paragraphs]
     threshold = token_size * (100 - overlapped_percent) / 100.0
-    if _native_sizes(sizes) and isinstance(token_size, int | float):
+    # The core compares counts with a float cap exactly; an int cap past 2**53 has no
+    # exact float, so Python's int comparison runs it.
+    exact_cap = isinstance(token_size, float) or (
+        isinstance(token_size, int) and abs(token_size) <= 2**53
+    )
+    if _native_sizes(sizes) and exact_cap:
         groups = _native.ragflow_merge_groups(
             sizes, float(token_size), threshold, strategy == MergeStrategy.UNDER_CAP
         )

@@ -156,6 +156,7 @@ def paragraph_transform(
     preview: bool = False,
     *,
     splitter: SplitterFactory = get_splitter,
+    cleaner: Any = CleanProcessor,
 ) -> list[str]:
     """§8.2: clean, split, then strip each chunk and its leading symbols."""
     rules = _rules(process_rule)
@@ -165,7 +166,7 @@ def paragraph_transform(
     split = splitter(process_rule.get("mode"), seg.max_tokens, seg.chunk_overlap, seg.separator)
     out = []
     for text in texts:
-        doc = Document(page_content=CleanProcessor.clean(text, process_rule))
+        doc = Document(page_content=cleaner.clean(text, process_rule))
         for chunk in split.split_documents([doc]):
             if chunk.page_content.strip():
                 content = remove_leading_symbols(chunk.page_content).strip()
@@ -202,6 +203,7 @@ def parent_child_transform(
     preview: bool = False,
     *,
     splitter: SplitterFactory = get_splitter,
+    cleaner: Any = CleanProcessor,
 ) -> list[dict[str, Any]]:
     """§8.4: paragraph parents (cleaned, split) or one full-doc parent, each with children."""
     if not process_rule:
@@ -217,7 +219,7 @@ def parent_child_transform(
         split = splitter(mode, seg.max_tokens, seg.chunk_overlap, seg.separator)
         parents: list[dict[str, Any]] = []
         for text in texts:
-            doc = Document(page_content=CleanProcessor.clean(text, process_rule))
+            doc = Document(page_content=cleaner.clean(text, process_rule))
             for chunk in split.split_documents([doc]):
                 if chunk.page_content.strip():
                     content = _drop_leading_dot(chunk.page_content)

@@ -1,0 +1,152 @@
+"""What a chunker did to a text: lost characters, U+FFFD, caps, offsets, order.
+
+Used by ``scripts/lossless.py`` (every native config over the corpus), the test suite, and
+``ferrochunk bench`` (any chunker, peers included). Everything counted should be 0.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import _native
+from .config import (
+    Config,
+    DelimiterMerge,
+    MergeStrategy,
+    ParentChild,
+    Recursive,
+    SentenceWindows,
+    TokenWindows,
+)
+from .types import Chunk
+
+__all__ = ["Audit", "audit", "audit_texts"]
+
+
+@dataclass(frozen=True)
+class Audit:
+    """Counts for one text; every field but ``chunks`` should be 0."""
+
+    chunks: int
+    lost: int
+    """Non-white-space characters of the text in no chunk (beyond what the contract drops)."""
+    replacement: int
+    """U+FFFD characters the chunks hold that the text does not hold there."""
+    over_cap: int
+    """Chunks over their token cap and not flagged ``oversize``."""
+    wrong_offsets: int
+    """Chunks whose text is not what their offsets slice from the text."""
+    out_of_order: int
+    """Chunks that start before the previous one, or with the wrong index."""
+
+    def __add__(self, other: Audit) -> Audit:
+        return Audit(*(a + b for a, b in zip(self._values(), other._values(), strict=True)))
+
+    def _values(self) -> tuple[int, ...]:
+        return (
+            self.chunks,
+            self.lost,
+            self.replacement,
+            self.over_cap,
+            self.wrong_offsets,
+            self.out_of_order,
+        )
+
+    @property
+    def clean(self) -> bool:
+        return not any(self._values()[1:])
+
+
+@functools.cache
+def _white_space() -> np.ndarray[Any, Any]:
+    """The code points ``str.isspace`` accepts."""
+    return np.array([c for c in range(sys.maxunicode + 1) if chr(c).isspace()], dtype=np.uint32)
+
+
+def _code_points(text: str) -> np.ndarray[Any, Any]:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _cap(config: Config) -> int | None:
+    """The token cap a chunk must keep unless flagged, or None where the contract has none."""
+    if isinstance(config, TokenWindows | Recursive):
+        return config.max_tokens
+    if isinstance(config, SentenceWindows):
+        return config.safe_max
+    if isinstance(config, DelimiterMerge):
+        return config.token_size if config.strategy == MergeStrategy.UNDER_CAP else None
+    if isinstance(config, ParentChild):
+        return config.parent.max_tokens if isinstance(config.parent, Recursive) else None
+    return None
+
+
+def _droppable(text: str, config: Config | None) -> np.ndarray[Any, Any] | None:
+    """Characters the contract may drop: a ``DelimiterMerge``'s delimiter matches."""
+    if not isinstance(config, DelimiterMerge):
+        return None
+    data = text.encode("utf-8", "surrogatepass")
+    starts = (np.frombuffer(data, dtype=np.uint8) & 0xC0) != 0x80
+    char_of_byte = np.concatenate(([0], np.cumsum(starts)))
+    keep = np.ones(len(text), dtype=bool)
+    for a, b in _native.delimiter_pieces(text, config._spec()).tolist():
+        keep[char_of_byte[a] : char_of_byte[b]] = False
+    return keep
+
+
+def audit(text: str, chunks: Sequence[Chunk], config: Config | None = None) -> Audit:
+    """Audits ``chunks`` of ``text`` (cut by ``config``, when it is a native config)."""
+    points = _code_points(text)
+    covered = np.zeros(len(text), dtype=bool)
+    cap = _cap(config) if config is not None else None
+    data = text.encode("utf-8", "surrogatepass")
+    replacement = over = wrong = disorder = 0
+    prev_start = -1
+    for i, c in enumerate(chunks):
+        spans = c.metadata.get("spans") or ((c.char_start, c.char_end),)
+        joiner = getattr(config, "joiner", "")
+        expected = joiner.join(text[a:b] for a, b in spans)
+        for a, b in spans:
+            covered[a:b] = True
+        if (
+            c.text != expected
+            or c.token_count != c.token_end - c.token_start
+            or (
+                data[c.byte_start : c.byte_end].decode("utf-8", "surrogatepass")
+                != text[c.char_start : c.char_end]
+            )
+        ):
+            wrong += 1
+        replacement += max(c.text.count("\ufffd") - expected.count("\ufffd"), 0)
+        if cap is not None and c.token_count > cap and not c.metadata.get("oversize", False):
+            over += 1
+        if c.index != i or c.char_start < prev_start:
+            disorder += 1
+        prev_start = c.char_start
+        kids = c.metadata.get("children", ())
+        if isinstance(config, ParentChild):
+            child_cap = config.child.max_tokens
+            over += sum(
+                1 for k in kids if k.token_count > child_cap and not k.metadata.get("oversize")
+            )
+        for k in kids:
+            if k.text != text[k.char_start : k.char_end]:
+                wrong += 1
+    missing = ~covered & ~np.isin(points, _white_space())
+    drop = _droppable(text, config)
+    if drop is not None:
+        missing &= ~drop
+    return Audit(len(chunks), int(missing.sum()), replacement, over, wrong, disorder)
+
+
+def audit_texts(texts: Sequence[str], results: Sequence[Sequence[Chunk]], config: Any) -> Audit:
+    """The sum of :func:`audit` over documents."""
+    total = Audit(0, 0, 0, 0, 0, 0)
+    for text, chunks in zip(texts, results, strict=True):
+        total = total + audit(text, chunks, config)
+    return total

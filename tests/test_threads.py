@@ -1,0 +1,41 @@
+"""Concurrent calls: 8 Python threads x 500 calls on mixed configs equal the sequential run."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import ferrochunk as fc
+
+CONFIGS = [
+    fc.TokenWindows(16, overlap_tokens=3),
+    fc.Recursive(20, overlap_tokens=2),
+    fc.SentenceWindows(24),
+    fc.DelimiterMerge(12, child_delimiters=(",",), overlap=20, joiner="\n"),
+    fc.ParentChild(fc.Recursive(40), child=fc.Recursive(10)),
+]
+TEXTS = [
+    f"Document {i}: first sentence, with a comma. 第二句，中文。\nLine {i} ends here. "
+    * (1 + i % 7)
+    for i in range(40)
+]
+
+
+def _call(k: int) -> object:
+    config = CONFIGS[k % len(CONFIGS)]
+    text = TEXTS[k % len(TEXTS)]
+    kind = k % 4
+    if kind == 0:
+        return fc.chunk(text, config)
+    if kind == 1:
+        return list(fc.chunk_stream([text[:17], text[17:]], config, tokenizer="o200k"))
+    if kind == 2:
+        return fc.chunk_many([text, text[::-1]], config, threads=2)
+    return fc.chunk_spans(text, config).tolist()
+
+
+def test_threads_equal_sequential():
+    calls = range(8 * 500)
+    sequential = [_call(k) for k in calls]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        concurrent = list(pool.map(_call, calls))
+    assert concurrent == sequential
