@@ -5,7 +5,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
-.PHONY: venv install install-dev demo test test-rust test-python lint bench fuzz
+.PHONY: venv install install-dev demo test test-rust test-python lint bench fuzz fuzz-tools \
+	fuzz-run fuzz-short fuzz-long
 
 venv:
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,8 +36,9 @@ lint: install-dev
 	cargo fmt --all -- --check
 	cargo clippy --release --all-targets -- -D warnings
 	cargo clippy --release --all-targets --features python -- -D warnings
-	$(BIN)/ruff check python tests benches scripts
-	$(BIN)/ruff format --check python tests benches scripts
+	cargo clippy --release --all-targets --features fuzzing -- -D warnings
+	$(BIN)/ruff check python tests benches scripts fuzz/python
+	$(BIN)/ruff format --check python tests benches scripts fuzz/python
 	$(BIN)/mypy
 	$(PY) -m mypy.stubtest ferrochunk._native
 
@@ -46,7 +48,38 @@ bench: install-dev
 		--benchmark-json=target/bench.json -q
 	$(PY) benches/report.py target/bench.json
 
-# Long property-test run and the large-input tests, kept out of the default suite.
+# Every property test (parity, invariants, streams, tokenizer ids) with 5000 examples each.
 fuzz: install-dev
-	FERROCHUNK_MAX_EXAMPLES=5000 $(BIN)/pytest -q tests -k "equals_reference or invariants or tiktoken"
-	$(BIN)/pytest -q tests -m slow
+	FERROCHUNK_MAX_EXAMPLES=5000 $(BIN)/pytest -q tests
+
+# Coverage-guided fuzzing: the cargo-fuzz targets of fuzz/ and atheris on the Python API,
+# FUZZ_SECONDS each, seeded from the committed corpus in fuzz/corpus (new finds go to a
+# scratch folder, so a run never edits the repository). cargo-fuzz needs nightly flags;
+# RUSTC_BOOTSTRAP lets the stable toolchain take them.
+FUZZ_TARGETS := windows recursive sentence_windows delimiter_merge parent_child \
+	stream_tokenizer tokenizer_paths scan packing cleaning
+FUZZ_SECONDS ?= 30
+FUZZ_TARGET_DIR ?= $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR)-fuzz,$(CURDIR)/fuzz/target)
+FUZZ_SCRATCH ?= $(CURDIR)/target/fuzz-scratch
+
+fuzz-tools: install-dev
+	@command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked --quiet
+	$(BIN)/maturin develop --release -q -E test,dev,fuzz
+
+fuzz-run: fuzz-tools
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_SCRATCH)/$$t && \
+		RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(FUZZ_TARGET_DIR) cargo fuzz run -O $$t \
+			$(FUZZ_SCRATCH)/$$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) \
+			-rss_limit_mb=4096 -print_final_stats=1 || exit 1; \
+	done
+	mkdir -p $(FUZZ_SCRATCH)/python_api
+	$(PY) fuzz/python/fuzz_api.py $(FUZZ_SCRATCH)/python_api fuzz/corpus/python_api \
+		-artifact_prefix=$(FUZZ_SCRATCH)/ \
+		-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -print_final_stats=1
+
+fuzz-short:
+	$(MAKE) fuzz-run FUZZ_SECONDS=30
+
+fuzz-long:
+	$(MAKE) fuzz-run FUZZ_SECONDS=600

@@ -15,6 +15,8 @@ pub mod error;
 pub mod text;
 pub mod tokenizer;
 
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 #[cfg(feature = "python")]
 mod python;
 

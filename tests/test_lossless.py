@@ -52,3 +52,12 @@ def test_the_audit_sees_damage():
     assert audit(text, chunks[::-1], config).out_of_order > 0
     big = [replace(c, token_end=c.token_start + 9, token_count=9) for c in chunks]
     assert audit(text, big, config).over_cap == len(chunks)
+
+
+def test_the_audit_reads_lone_surrogates():
+    # Found by atheris: the audit's delimiter scan could not encode a lone surrogate.
+    text = "\n\n\udf0aab\n\nVVVV\ud800\n-x"
+    config = fc.DelimiterMerge(token_size=4, delimiters=("\n",))
+    chunks = fc.chunk(text, config)
+    assert "".join(c.text for c in chunks).count("\udf0a") == 1
+    assert audit(text, chunks, config).clean

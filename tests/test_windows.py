@@ -34,6 +34,7 @@ def _check_invariants(text: str, chunks: list[fc.Chunk], max_tokens: int, overla
         assert c.text == text[c.char_start : c.char_end]
         assert data[c.byte_start : c.byte_end].decode("utf-8", "surrogatepass") == c.text
         assert c.token_count == c.token_end - c.token_start
+        assert c.metadata["oversize"] == (c.token_count > max_tokens)
         assert c.byte_start <= covered, "gap between chunks"
         covered = c.byte_end
         if i:
@@ -67,6 +68,16 @@ def test_offsets_are_exact_on_multilingual_text(backend):
     text = "Grüße, 世界! 😀 Ünïcödé — ok.\r\nΚαλημέρα 🧑🏽‍🚀"
     chunks = fc.chunk(text, fc.TokenWindows(3, overlap_tokens=1), backend=backend)
     _check_invariants(text, chunks, 3, 1)
+
+
+def test_a_window_over_the_cap_is_flagged(backend):
+    # Found by atheris: a character over more tokens than the cap was an unflagged window.
+    chunks = fc.chunk("a🦀b", fc.TokenWindows(1), backend=backend)
+    assert [(c.text, c.token_count, c.metadata["oversize"]) for c in chunks] == [
+        ("a", 1, False),
+        ("🦀", 3, True),
+        ("b", 1, False),
+    ]
 
 
 def test_a_window_is_never_cut_inside_a_character(backend):

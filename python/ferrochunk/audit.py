@@ -24,6 +24,7 @@ from .config import (
     SentenceWindows,
     TokenWindows,
 )
+from .tokenizers import offset_safe
 from .types import Chunk
 
 __all__ = ["Audit", "audit", "audit_texts"]
@@ -94,7 +95,8 @@ def _droppable(text: str, config: Config | None) -> np.ndarray[Any, Any] | None:
     starts = (np.frombuffer(data, dtype=np.uint8) & 0xC0) != 0x80
     char_of_byte = np.concatenate(([0], np.cumsum(starts)))
     keep = np.ones(len(text), dtype=bool)
-    for a, b in _native.delimiter_pieces(text, config._spec()).tolist():
+    # U+FFFD stands in for a surrogate: both are one character and three bytes.
+    for a, b in _native.delimiter_pieces(offset_safe(text), config._spec()).tolist():
         keep[char_of_byte[a] : char_of_byte[b]] = False
     return keep
 

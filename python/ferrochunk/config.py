@@ -65,7 +65,7 @@ class TokenWindows:
         object.__setattr__(self, "overlap_tokens", overlap)
 
     # The registry entries every config has (see ``pipeline.py``).
-    _metadata: ClassVar[tuple[str, ...]] = ()
+    _metadata: ClassVar[tuple[str, ...]] = ("oversize",)
     _child_metadata: ClassVar[tuple[str, ...]] = ()
     _tokenizes_pieces: ClassVar[bool] = False
 

@@ -74,6 +74,7 @@ impl Windows {
             token_end: tokens.1 as u64,
             byte_start: bytes.0,
             byte_end: bytes.1,
+            oversize: tokens.1 - tokens.0 > self.cfg.max_tokens,
             ..Row::default()
         });
         self.index += 1;

@@ -1,90 +1,76 @@
 //! The BPE tables and the merge of one pre-tokenized piece.
 //!
-//! - The rank tables are compiled into the binary by `bpe-openai`, so nothing is
-//!   downloaded at build or run time.
-//! - Pieces up to 128 bytes are merged with tiktoken's own algorithm (lowest
-//!   rank first, leftmost on ties), with ranks looked up by (left id, right id):
-//!   a linear scan for a few parts, a min-heap over a linked list for longer
-//!   ones (CJK runs). Longer pieces (a 5 MB run of letters is one piece) keep
-//!   bpe's linear-time backtracking encoder.
+//! - The rank tables come from `bpe-openai` (compiled into the binary, nothing is
+//!   downloaded); `build.rs` turns them into ready-to-read tables (`tables.rs`).
+//! - Pieces up to `SHORT_PIECE` bytes are merged with tiktoken's own algorithm
+//!   (lowest rank first, leftmost on ties), with ranks looked up by (left id,
+//!   right id): a linear scan for a few parts, a min-heap over a linked list for
+//!   longer ones (CJK runs). Longer pieces (a 5 MB run of letters is one piece)
+//!   use bpe's linear-time backtracking encoder.
 
-use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use bpe_openai::Tokenizer as Bpe;
-use foldhash::fast::RandomState;
+
+use super::tables::Tables;
 
 /// Pieces longer than this merge with a heap instead of a linear scan.
 const HEAP_FROM: usize = 24;
 
-/// Pieces up to this many bytes use the quadratic-but-tight `merge_short`.
-pub(crate) const SHORT_PIECE: usize = 128;
+/// Pieces up to this many bytes merge in `merge_short` (a scan, then a heap). Longer
+/// ones (a 5 MB run of letters is one piece) use bpe's linear-time backtracking
+/// encoder, whose tables load on first use only.
+pub(crate) const SHORT_PIECE: usize = 4096;
 
 pub(crate) struct Engine {
-    pub(crate) bpe: &'static Bpe,
-    /// Token bytes -> id. Ids are tiktoken's merge ranks, so this is also the rank table.
-    pub(crate) vocab: HashMap<&'static [u8], u32, RandomState>,
-    /// The id of each single byte.
-    byte_ids: [u32; 256],
-    /// (left id, right id) -> id of the joined bytes, for every split of every token
-    /// into two tokens. BPE parts are always tokens, so this answers every merge rank.
-    pairs: HashMap<u64, u32, RandomState>,
-    /// The rank of every byte pair (`u32::MAX` if it does not merge): the first
-    /// round of every merge, without hashing.
-    byte_pairs: Vec<u32>,
+    tables: Tables,
+    bpe: &'static LazyLock<&'static Bpe>,
 }
 
 impl Engine {
-    pub(crate) fn new(bpe: &'static Bpe) -> Self {
-        let n = bpe.bpe.num_tokens();
-        let mut vocab = HashMap::with_capacity_and_hasher(n, RandomState::default());
-        let mut byte_ids = [u32::MAX; 256];
-        for id in 0..n as u32 {
-            let bytes = bpe.bpe.token_bytes(id);
-            if let [b] = bytes {
-                byte_ids[*b as usize] = id;
-            }
-            vocab.insert(bytes, id);
-        }
-        let mut pairs = HashMap::with_hasher(RandomState::default());
-        for (&bytes, &id) in &vocab {
-            for k in 1..bytes.len() {
-                if let (Some(&a), Some(&b)) = (vocab.get(&bytes[..k]), vocab.get(&bytes[k..])) {
-                    pairs.insert(pair_key(a, b), id);
-                }
-            }
-        }
-        let byte_pairs = (0..1usize << 16)
-            .map(|k| {
-                let pair = [(k >> 8) as u8, k as u8];
-                vocab.get(&pair[..]).copied().unwrap_or(u32::MAX)
-            })
-            .collect();
+    pub(crate) fn new(tables: &'static [u8], bpe: &'static LazyLock<&'static Bpe>) -> Self {
         Engine {
+            tables: Tables::parse(tables),
             bpe,
-            vocab,
-            byte_ids,
-            pairs,
-            byte_pairs,
         }
     }
 
-    /// The byte length of a token (ids come from this engine, so they are in range).
+    /// bpe-openai's encoder (loaded on first use).
+    pub(crate) fn bpe(&self) -> &'static Bpe {
+        self.bpe
+    }
+
+    pub(crate) fn num_tokens(&self) -> usize {
+        self.tables.num_tokens()
+    }
+
+    /// The bytes of a token (ids come from this engine, so they are in range).
+    pub(crate) fn token_bytes(&self, id: u32) -> &'static [u8] {
+        self.tables.token(id)
+    }
+
+    /// The byte length of a token.
+    #[inline]
     pub(crate) fn token_len(&self, id: u32) -> usize {
-        self.bpe.bpe.token_len(id)
+        self.tables.token_len(id)
+    }
+
+    /// The id of a piece that is one token.
+    #[inline]
+    pub(crate) fn lookup(&self, piece: &[u8]) -> Option<u32> {
+        self.tables.lookup(piece)
     }
 
     /// The merge rank (= id) of two adjacent tokens, or `u32::MAX` if they do not merge.
+    #[inline]
     fn pair_rank(&self, left: u32, right: u32) -> u32 {
-        self.pairs
-            .get(&pair_key(left, right))
-            .copied()
-            .unwrap_or(u32::MAX)
+        self.tables.pair_rank(left, right)
     }
 
     /// Appends the tokens of one pre-tokenized piece to `out`.
     pub(crate) fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) {
         if piece.len() > SHORT_PIECE {
-            out.extend(self.bpe.bpe.encode_via_backtracking(piece));
+            out.extend(self.bpe().bpe.encode_via_backtracking(piece));
         } else {
             self.merge_short(piece, out);
         }
@@ -106,10 +92,10 @@ impl Engine {
     fn merge_scan(&self, piece: &[u8], out: &mut Vec<u32>) {
         let mut parts: Vec<(u32, u32)> = piece
             .iter()
-            .map(|&b| (self.byte_ids[b as usize], u32::MAX))
+            .map(|&b| (self.tables.byte_id(b), u32::MAX))
             .collect();
         for (i, w) in piece.windows(2).enumerate() {
-            parts[i].1 = self.byte_pairs[usize::from(w[0]) << 8 | usize::from(w[1])];
+            parts[i].1 = self.tables.byte_pair(w[0], w[1]);
         }
         loop {
             let mut best = (u32::MAX, 0);
@@ -141,13 +127,13 @@ impl Engine {
         // picks the lowest rank, leftmost first, as tiktoken's scan does. Stale heap
         // entries (a part that merged or whose rank changed) are skipped when popped.
         let n = piece.len();
-        let mut token: Vec<u32> = piece.iter().map(|&b| self.byte_ids[b as usize]).collect();
+        let mut token: Vec<u32> = piece.iter().map(|&b| self.tables.byte_id(b)).collect();
         let mut rank = vec![u32::MAX; n];
         let mut next: Vec<usize> = (1..=n).collect();
         let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
         let mut heap = std::collections::BinaryHeap::with_capacity(n);
         for (i, w) in piece.windows(2).enumerate() {
-            rank[i] = self.byte_pairs[usize::from(w[0]) << 8 | usize::from(w[1])];
+            rank[i] = self.tables.byte_pair(w[0], w[1]);
             if rank[i] != u32::MAX {
                 heap.push(std::cmp::Reverse((rank[i], i)));
             }
@@ -181,30 +167,43 @@ impl Engine {
     }
 }
 
-fn pair_key(left: u32, right: u32) -> u64 {
-    (u64::from(left) << 32) | u64::from(right)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn engines() -> [Engine; 2] {
+    fn engines() -> [&'static Engine; 2] {
         [
-            Engine::new(bpe_openai::cl100k_base()),
-            Engine::new(bpe_openai::o200k_base()),
+            crate::tokenizer::Encoding::Cl100kBase
+                .load()
+                .unwrap()
+                .engine(),
+            crate::tokenizer::Encoding::O200kBase
+                .load()
+                .unwrap()
+                .engine(),
         ]
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         #[test]
+        fn long_merges_equal_backtracking(
+            piece in "[你好世界人工智能改变每一个角落의한국어です]{40,400}|[a-z]{100,1500}|[ -~]{100,600}"
+        ) {
+            for engine in engines() {
+                let mut ours = Vec::new();
+                engine.merge_short(piece.as_bytes(), &mut ours);
+                prop_assert_eq!(ours, engine.bpe().bpe.encode_via_backtracking(piece.as_bytes()));
+            }
+        }
+
+        #[test]
         fn short_merge_equals_backtracking(piece in proptest::collection::vec(any::<u8>(), 0..130)) {
             for engine in engines() {
                 let mut ours = Vec::new();
                 engine.merge_short(&piece, &mut ours);
-                prop_assert_eq!(ours, engine.bpe.bpe.encode_via_backtracking(&piece));
+                prop_assert_eq!(ours, engine.bpe().bpe.encode_via_backtracking(&piece));
             }
         }
     }

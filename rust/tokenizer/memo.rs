@@ -34,7 +34,7 @@ impl<'t> Memo<'t> {
         piece: &'t [u8],
         one: &'m mut [u32; 1],
     ) -> &'m [u32] {
-        if let Some(&id) = engine.vocab.get(piece) {
+        if let Some(id) = engine.lookup(piece) {
             one[0] = id;
             return &one[..];
         }

@@ -17,6 +17,8 @@ mod js;
 mod memo;
 mod pretokenize;
 pub mod stream;
+mod table_hash;
+mod tables;
 
 use std::sync::LazyLock;
 
@@ -24,7 +26,7 @@ use rayon::prelude::*;
 
 use self::engine::Engine;
 use self::memo::Memo;
-use self::pretokenize::Pretokenizer;
+use self::pretokenize::{Pretokenizer, Split};
 use crate::error::{Error, Result};
 
 /// An embedded encoding.
@@ -54,8 +56,21 @@ pub struct Tokenizer {
     specials: &'static [&'static str],
 }
 
-static CL100K_ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(bpe_openai::cl100k_base()));
-static O200K_ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(bpe_openai::o200k_base()));
+static CL100K_BPE: LazyLock<&'static bpe_openai::Tokenizer> =
+    LazyLock::new(bpe_openai::cl100k_base);
+static O200K_BPE: LazyLock<&'static bpe_openai::Tokenizer> = LazyLock::new(bpe_openai::o200k_base);
+static CL100K_ENGINE: LazyLock<Engine> = LazyLock::new(|| {
+    Engine::new(
+        include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.tables")),
+        &CL100K_BPE,
+    )
+});
+static O200K_ENGINE: LazyLock<Engine> = LazyLock::new(|| {
+    Engine::new(
+        include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.tables")),
+        &O200K_BPE,
+    )
+});
 
 const CL100K_SPECIALS: &[&str] = &[
     "<|endoftext|>",
@@ -69,7 +84,7 @@ static CL100K: LazyLock<Result<Tokenizer>> = LazyLock::new(|| {
     Ok(Tokenizer {
         encoding: Encoding::Cl100kBase,
         engine: &CL100K_ENGINE,
-        pre: Pretokenizer::cl100k()?,
+        pre: Pretokenizer::load(Split::Cl100k)?,
         specials: CL100K_SPECIALS,
     })
 });
@@ -78,7 +93,7 @@ static CL100K_JS: LazyLock<Result<Tokenizer>> = LazyLock::new(|| {
     Ok(Tokenizer {
         encoding: Encoding::Cl100kJs,
         engine: &CL100K_ENGINE,
-        pre: js::cl100k_js()?,
+        pre: Pretokenizer::load(Split::Cl100kJs)?,
         specials: CL100K_SPECIALS,
     })
 });
@@ -87,7 +102,7 @@ static O200K: LazyLock<Result<Tokenizer>> = LazyLock::new(|| {
     Ok(Tokenizer {
         encoding: Encoding::O200kBase,
         engine: &O200K_ENGINE,
-        pre: Pretokenizer::o200k()?,
+        pre: Pretokenizer::load(Split::O200k)?,
         specials: &["<|endoftext|>", "<|endofprompt|>"],
     })
 });
@@ -302,8 +317,44 @@ impl Tokenizer {
 
     /// The bytes of one token, or `None` for an id outside the vocabulary.
     pub fn token_bytes(&self, id: u32) -> Option<&'static [u8]> {
-        let bpe = &self.engine.bpe.bpe;
-        ((id as usize) < bpe.num_tokens()).then(|| bpe.token_bytes(id))
+        ((id as usize) < self.engine.num_tokens()).then(|| self.engine.token_bytes(id))
+    }
+}
+
+#[cfg(feature = "fuzzing")]
+impl Tokenizer {
+    /// Fuzzing: the fast paths agree with the general ones on `text` (the pre-tokenizer's
+    /// ASCII path with the regex, the short merge with backtracking BPE, the memo with a
+    /// fresh encoding of each piece).
+    pub fn fast_paths_agree(&self, text: &str) -> bool {
+        let mut fast = Vec::new();
+        self.pre.for_each_piece(text, |a, b| fast.push((a, b)));
+        let mut slow = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            let end = self.pre.regex_piece(text, at);
+            slow.push((at, end));
+            at = end;
+        }
+        if fast != slow {
+            return false;
+        }
+        let mut memoised = Vec::new();
+        self.for_each_piece(text, |_, tokens| memoised.extend_from_slice(tokens));
+        let mut direct = Vec::new();
+        for &(a, b) in &slow {
+            let piece = &text.as_bytes()[a..b];
+            let reference = self.engine.bpe().bpe.encode_via_backtracking(piece);
+            if piece.len() <= engine::SHORT_PIECE {
+                let mut short = Vec::new();
+                self.engine.merge_short(piece, &mut short);
+                if short != reference {
+                    return false;
+                }
+            }
+            direct.extend(reference);
+        }
+        memoised == direct
     }
 }
 
@@ -414,11 +465,10 @@ mod tests {
             .map(|i| format!("zq{i}xv "))
             .collect();
         let enc = tok(Encoding::Cl100kBase);
-        let direct: Vec<u32> = enc
-            .engine
-            .bpe
+        let bpe = enc.engine.bpe();
+        let direct: Vec<u32> = bpe
             .split(&text)
-            .flat_map(|p| enc.engine.bpe.bpe.encode_via_backtracking(p.as_bytes()))
+            .flat_map(|p| bpe.bpe.encode_via_backtracking(p.as_bytes()))
             .collect();
         assert_eq!(enc.encode_ids(&text), direct);
     }
@@ -437,7 +487,7 @@ mod tests {
             let engine = tok(Encoding::Cl100kBase).engine;
             let mut ours = Vec::new();
             engine.merge_short(piece.as_bytes(), &mut ours);
-            prop_assert_eq!(ours, engine.bpe.bpe.encode_via_backtracking(piece.as_bytes()));
+            prop_assert_eq!(ours, engine.bpe().bpe.encode_via_backtracking(piece.as_bytes()));
         }
 
         #[test]

@@ -1,79 +1,75 @@
 //! Pre-tokenization: tiktoken's split patterns, with a hand-written ASCII path for cl100k.
 //!
-//! The regex path compiles tiktoken's pattern with regex-automata. Its one
-//! look-ahead, `\s+(?!\S)`, is written as a second pattern `\s+\s` whose last
-//! character is dropped (the trick bpe-openai uses), so the whole split runs
-//! on a DFA.
+//! The patterns (`patterns.rs`) are compiled at build time into dense DFAs that load
+//! without compiling anything; tiktoken's look-ahead `\s+(?!\S)` is a second pattern
+//! `\s+\s` whose last character is dropped, so the whole split runs on a DFA.
 //!
 //! Most text is ASCII, where every class the cl100k pattern asks about is a
 //! byte test. `ascii_piece` decides a piece from ASCII bytes alone and gives up
 //! (returns `None`) the moment the decision would depend on a non-ASCII
 //! character (which might be a letter, a number, white space, or fold to `s`
-//! under `(?i)`); the regex then decides that one piece. The fast path is
-//! checked against the regex by property tests and against tiktoken on the
-//! corpus.
+//! under `(?i)`); the DFA then decides that one piece. The fast path is
+//! checked against the DFA by property tests, and the DFA against tiktoken.
 
-use regex_automata::meta::Regex;
+use regex_automata::dfa::{dense, Automaton};
 use regex_automata::{Anchored, Input};
 
 use crate::error::{Error, Result};
 
-pub(crate) const CL100K: &str = concat!(
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}",
-    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+$"
-);
+/// DFA bytes, aligned to 4 as `dense::DFA::from_bytes` needs.
+#[repr(C)]
+struct Aligned<B: ?Sized> {
+    _align: [u32; 0],
+    bytes: B,
+}
 
-const O200K: &str = concat!(
-    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+$"
-);
+static CL100K_DFA: &Aligned<[u8]> = &Aligned {
+    _align: [],
+    bytes: *include_bytes!(concat!(env!("OUT_DIR"), "/cl100k.dfa")),
+};
+static O200K_DFA: &Aligned<[u8]> = &Aligned {
+    _align: [],
+    bytes: *include_bytes!(concat!(env!("OUT_DIR"), "/o200k.dfa")),
+};
+static CL100K_JS_DFA: &Aligned<[u8]> = &Aligned {
+    _align: [],
+    bytes: *include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_js.dfa")),
+};
 
-/// `\s+(?!\S)` as `\s+\s` minus its last character, then the plain `\s+`.
-pub(crate) const LOOKAHEAD: &str = r"\s+\s";
-pub(crate) const SPACES: &str = r"\s+";
+/// Which split.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Split {
+    Cl100k,
+    O200k,
+    /// js-tiktoken's `cl100k_base` split (see `patterns.rs`).
+    Cl100kJs,
+}
 
 /// Splits text into the pieces tiktoken encodes one by one.
 pub struct Pretokenizer {
-    regex: Regex,
+    dfa: dense::DFA<&'static [u32]>,
     ascii_fast_path: bool,
 }
 
 impl Pretokenizer {
-    /// The `cl100k_base` split, with the ASCII fast path.
+    /// The split's DFA (cl100k's with the ASCII fast path; ASCII white space is the same
+    /// set for JavaScript).
     ///
     /// # Errors
-    /// Only if the built-in pattern failed to compile.
-    pub fn cl100k() -> Result<Self> {
-        Self::new(CL100K, true)
-    }
-
-    /// The `o200k_base` split.
-    ///
-    /// # Errors
-    /// Only if the built-in pattern failed to compile.
-    pub fn o200k() -> Result<Self> {
-        Self::new(O200K, false)
-    }
-
-    fn new(main: &str, ascii_fast_path: bool) -> Result<Self> {
-        Self::with_spaces(main, LOOKAHEAD, SPACES, ascii_fast_path)
-    }
-
-    pub(crate) fn with_spaces(
-        main: &str,
-        lookahead: &str,
-        spaces: &str,
-        ascii_fast_path: bool,
-    ) -> Result<Self> {
-        let regex =
-            Regex::new_many(&[main, lookahead, spaces]).map_err(|e| Error::InvalidConfig {
-                field: "pretokenizer pattern",
-                value: e.to_string(),
-                expected: "a pattern regex-automata compiles",
-            })?;
+    /// Only if the build script's DFA does not load (a unit test loads every one).
+    pub(crate) fn load(split: Split) -> Result<Self> {
+        let (bytes, ascii_fast_path) = match split {
+            Split::Cl100k => (CL100K_DFA, true),
+            Split::O200k => (O200K_DFA, false),
+            Split::Cl100kJs => (CL100K_JS_DFA, true),
+        };
+        let (dfa, _) = dense::DFA::from_bytes(&bytes.bytes).map_err(|e| Error::InvalidConfig {
+            field: "pretokenizer DFA",
+            value: e.to_string(),
+            expected: "the DFA the build script serialized",
+        })?;
         Ok(Pretokenizer {
-            regex,
+            dfa,
             ascii_fast_path,
         })
     }
@@ -98,19 +94,20 @@ impl Pretokenizer {
         fast.unwrap_or_else(|| self.regex_piece(text, at))
     }
 
-    /// The piece starting at `at`, by the regex.
-    fn regex_piece(&self, text: &str, at: usize) -> usize {
+    /// The piece starting at `at`, by the DFA.
+    pub(crate) fn regex_piece(&self, text: &str, at: usize) -> usize {
         let input = Input::new(text).range(at..).anchored(Anchored::Yes);
-        match self.regex.search(&input) {
+        // A search fails only on quit bytes, which these DFAs do not have.
+        match self.dfa.try_search_fwd(&input).ok().flatten() {
             Some(m) if m.pattern().as_usize() == 1 => {
                 // Drop the look-ahead character; `\s+\s` always leaves one behind.
-                let last = text[..m.end()]
+                let last = text[..m.offset()]
                     .chars()
                     .next_back()
                     .map_or(0, char::len_utf8);
-                m.end() - last
+                m.offset() - last
             }
-            Some(m) if m.end() > at => m.end(),
+            Some(m) if m.offset() > at => m.offset(),
             // Every character matches some alternative; this keeps progress regardless.
             _ => text[at..]
                 .chars()
@@ -244,7 +241,7 @@ mod tests {
 
     #[test]
     fn known_splits() {
-        let pre = Pretokenizer::cl100k().unwrap();
+        let pre = Pretokenizer::load(Split::Cl100k).unwrap();
         assert_eq!(
             pieces(&pre, "Hello world's  end\n\n  x 123456"),
             vec!["Hello", " world", "'s", " ", " end", "\n\n", " ", " x", " ", "123", "456"]
@@ -256,11 +253,11 @@ mod tests {
 
     #[test]
     fn matches_bpe_openai_split() {
-        let pre = Pretokenizer::cl100k().unwrap();
+        let pre = Pretokenizer::load(Split::Cl100k).unwrap();
         let text = "It's 2024!\r\n\tNaïve café—ſtraße 'ſ 你好 😀\u{a0}x  \u{3000}y\u{85}z";
         let theirs: Vec<&str> = bpe_openai::cl100k_base().split(text).collect();
         assert_eq!(pieces(&pre, text), theirs);
-        let o200k = Pretokenizer::o200k().unwrap();
+        let o200k = Pretokenizer::load(Split::O200k).unwrap();
         let theirs: Vec<&str> = bpe_openai::o200k_base().split(text).collect();
         assert_eq!(pieces(&o200k, text), theirs);
     }
@@ -270,26 +267,26 @@ mod tests {
         fn fast_path_equals_regex(
             text in "[ -~\t\n\r\u{b}\u{c}]{0,40}|[a-z' \n\r\t0-9.é你ſK\u{a0}\u{3000}\u{85}²]{0,40}"
         ) {
-            let pre = Pretokenizer::cl100k().unwrap();
+            let pre = Pretokenizer::load(Split::Cl100k).unwrap();
             prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
         }
 
         #[test]
         fn fast_path_equals_regex_on_ascii_controls(text in "[\\x00-\\x7f]{0,40}") {
-            let pre = Pretokenizer::cl100k().unwrap();
+            let pre = Pretokenizer::load(Split::Cl100k).unwrap();
             prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
         }
 
         #[test]
         fn fast_path_equals_regex_on_any_text(text in "\\PC{0,30}") {
-            for pre in [Pretokenizer::cl100k().unwrap(), super::super::js::cl100k_js().unwrap()] {
+            for pre in [Pretokenizer::load(Split::Cl100k).unwrap(), Pretokenizer::load(Split::Cl100kJs).unwrap()] {
                 prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
             }
         }
 
         #[test]
         fn js_fast_path_equals_regex(text in "[a-z' \n\r\t0-9.ſ\u{a0}\u{3000}\u{85}\u{feff}]{0,40}") {
-            let pre = super::super::js::cl100k_js().unwrap();
+            let pre = Pretokenizer::load(Split::Cl100kJs).unwrap();
             prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
         }
     }

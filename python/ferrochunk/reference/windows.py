@@ -82,6 +82,7 @@ def batch(text: str, byte_starts: Sequence[int], max_tokens: int, overlap_tokens
     """The windows as a batch (see ``rows.py``)."""
     spans = token_windows(text, byte_starts, max_tokens, overlap_tokens)
     table = [
-        row(i, -1, (ts, te), (bs, be, cs, ce)) for i, (ts, te, bs, be, cs, ce) in enumerate(spans)
+        row(i, -1, (ts, te), (bs, be, cs, ce), oversize=int(te - ts > max_tokens))
+        for i, (ts, te, bs, be, cs, ce) in enumerate(spans)
     ]
     return table, [], [text[r[6] : r[7]] for r in table]

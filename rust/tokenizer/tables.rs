@@ -1,0 +1,123 @@
+//! The tables `build.rs` precomputed, read in place from the binary: loading copies and
+//! hashes nothing, and only the pages a text needs are ever touched.
+
+use super::table_hash::{hash_bytes, hash_pair};
+
+/// A little-endian `u32` array inside the binary.
+#[derive(Clone, Copy)]
+struct Words(&'static [u8]);
+
+impl Words {
+    #[inline]
+    fn get(self, i: usize) -> u32 {
+        let b = &self.0[i * 4..i * 4 + 4];
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+
+    fn len(self) -> usize {
+        self.0.len() / 4
+    }
+}
+
+/// Token bytes, the vocabulary and the merge ranks of one encoding.
+pub(crate) struct Tables {
+    offsets: Words,
+    bytes: &'static [u8],
+    vocab: Words,
+    /// Pair slots of three words: right id, left id, joined id.
+    pairs: Words,
+    byte_ids: Words,
+    byte_pairs: Words,
+}
+
+/// Splits `count` words off the front of `data`.
+fn take(data: &mut &'static [u8], count: usize) -> Words {
+    let (head, rest) = data.split_at(count * 4);
+    *data = rest;
+    Words(head)
+}
+
+impl Tables {
+    /// Views a table file; its layout is `build.rs`'s.
+    pub(crate) fn parse(mut data: &'static [u8]) -> Self {
+        let header = take(&mut data, 4);
+        let (n, total) = (header.get(0) as usize, header.get(1) as usize);
+        let (vocab_slots, pair_slots) = (header.get(2) as usize, header.get(3) as usize);
+        let offsets = take(&mut data, n + 1);
+        let vocab = take(&mut data, vocab_slots);
+        let byte_ids = take(&mut data, 256);
+        let byte_pairs = take(&mut data, 1 << 16);
+        let pairs = take(&mut data, pair_slots * 3);
+        Tables {
+            offsets,
+            bytes: &data[..total],
+            vocab,
+            pairs,
+            byte_ids,
+            byte_pairs,
+        }
+    }
+
+    pub(crate) fn num_tokens(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// The bytes of a token id (ids come from these tables, so they are in range).
+    #[inline]
+    pub(crate) fn token(&self, id: u32) -> &'static [u8] {
+        let id = id as usize;
+        &self.bytes[self.offsets.get(id) as usize..self.offsets.get(id + 1) as usize]
+    }
+
+    #[inline]
+    pub(crate) fn token_len(&self, id: u32) -> usize {
+        let id = id as usize;
+        (self.offsets.get(id + 1) - self.offsets.get(id)) as usize
+    }
+
+    /// The id of a single byte.
+    #[inline]
+    pub(crate) fn byte_id(&self, b: u8) -> u32 {
+        self.byte_ids.get(usize::from(b))
+    }
+
+    /// The rank of merging two bytes, or `u32::MAX`.
+    #[inline]
+    pub(crate) fn byte_pair(&self, a: u8, b: u8) -> u32 {
+        self.byte_pairs.get((usize::from(a) << 8) | usize::from(b))
+    }
+
+    /// The id of a token's bytes, if they are one.
+    #[inline]
+    pub(crate) fn lookup(&self, piece: &[u8]) -> Option<u32> {
+        let mask = self.vocab.len() - 1;
+        let mut i = hash_bytes(piece) as usize & mask;
+        loop {
+            let id = self.vocab.get(i);
+            if id == u32::MAX {
+                return None;
+            }
+            if self.token(id) == piece {
+                return Some(id);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The id of two adjacent tokens' joined bytes (their merge rank), or `u32::MAX`.
+    #[inline]
+    pub(crate) fn pair_rank(&self, left: u32, right: u32) -> u32 {
+        let mask = self.pairs.len() / 3 - 1;
+        let mut i = hash_pair((u64::from(left) << 32) | u64::from(right)) as usize & mask;
+        loop {
+            let (lo, hi) = (self.pairs.get(3 * i), self.pairs.get(3 * i + 1));
+            if lo == right && hi == left {
+                return self.pairs.get(3 * i + 2);
+            }
+            if lo == u32::MAX && hi == u32::MAX {
+                return u32::MAX;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+}
