@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
-.PHONY: venv install install-dev demo test test-rust test-python lint bench fuzz fuzz-tools \
+.PHONY: venv install install-dev demo test test-rust test-python lint bench bench-peers fuzz fuzz-tools \
 	fuzz-run fuzz-short fuzz-long
 
 venv:
@@ -47,6 +47,12 @@ bench: install-dev
 	$(BIN)/pytest benches --benchmark-enable --benchmark-only \
 		--benchmark-json=target/bench.json -q
 	$(PY) benches/report.py target/bench.json
+
+# The peer tables of BENCHMARKS.md: `ferrochunk bench` on the mixed 1 MB of benches/conftest.py.
+bench-peers: install-dev
+	$(PY) benches/peer_docs.py target/bench-docs
+	$(BIN)/ferrochunk bench target/bench-docs --markdown target/bench-peers.md \
+		--json target/bench-peers.json --plot target/bench-peers.png
 
 # Every property test (parity, invariants, streams, tokenizer ids) with 5000 examples each.
 fuzz: install-dev

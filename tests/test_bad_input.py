@@ -134,7 +134,7 @@ SCALAR_FIELDS: list[tuple[str, Any, Any]] = [
         lambda v: fc.DelimiterMerge(8, strategy=v),
         ["sideways", 1, None, np.array(["x", "y"])],
     ),
-    ("joiner", lambda v: fc.DelimiterMerge(8, joiner=v), [None, 1, b"\n", "\udc80"]),
+    ("joiner", lambda v: fc.DelimiterMerge(8, joiner=v), [1, b"\n", ["\n"], "\udc80"]),
     ("fixed_separator", lambda v: fc.Recursive(8, fixed_separator=v), [1, b"x", "\ud800"]),
     (
         "keep_separator",

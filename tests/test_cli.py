@@ -40,7 +40,7 @@ def test_bundled_sample_to_stdout(capsys):
     assert code == 0
     assert len(rows) > 10
     assert all(r["source"] == "<bundled sample>" and r["token_count"] <= 128 for r in rows)
-    assert "1 documents" in err
+    assert "1 document," in err
     assert "MB/s" in err
 
 

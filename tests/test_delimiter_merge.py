@@ -23,15 +23,31 @@ def texts(chunks: list[fc.Chunk]) -> list[str]:
 def test_consecutive_delimiters_lose_no_text(backend):
     hard = fc.DelimiterMerge(10, delimiters=(), hard_delimiters=("##",))
     assert texts(fc.chunk("A####B", hard, backend=backend)) == ["A", "B"]
-    soft = fc.DelimiterMerge(10, delimiters=("##",))
+    soft = fc.DelimiterMerge(10, delimiters=("##",), joiner="")
     assert texts(fc.chunk("A####B", soft, backend=backend)) == ["AB"]
 
 
 def test_delimiter_text_never_enters_a_chunk(backend):
-    config = fc.DelimiterMerge(100, delimiters=("。", "\n"))
+    config = fc.DelimiterMerge(100, delimiters=("。", "\n"), joiner="")
     chunks = fc.chunk("第一句。第二句\n第三句", config, backend=backend)
     assert texts(chunks) == ["第一句第二句第三句"]
     assert chunks[0].metadata["spans"] == ((0, 3), (4, 7), (8, 11))
+
+
+def test_the_default_joiner_keeps_lines_and_sentences_apart(backend):
+    lines = fc.DelimiterMerge(100, delimiters=("\n",))
+    assert lines.joiner == "\n"
+    assert texts(fc.chunk("first line\nsecond line", lines, backend=backend)) == [
+        "first line\nsecond line"
+    ]
+    sentences = fc.DelimiterMerge(100, delimiters=(". ", "。"))
+    assert sentences.joiner == " "
+    assert texts(fc.chunk("One. Two.", sentences, backend=backend)) == ["One Two."]
+    assert fc.DelimiterMerge(100, delimiters=("\r\n",)).joiner == "\n"
+    assert fc.DelimiterMerge(100, joiner="").joiner == ""
+    assert fc.DelimiterMerge(100, delimiters=(" ",)) == fc.DelimiterMerge(
+        100, delimiters=(" ",), joiner=" "
+    )
 
 
 def test_whitespace_delimiters_are_honoured_not_stripped(backend):
@@ -42,7 +58,7 @@ def test_whitespace_delimiters_are_honoured_not_stripped(backend):
 def test_hard_delimiters_are_always_boundaries(backend):
     config = fc.DelimiterMerge(1000, delimiters=("\n",), hard_delimiters=("---",))
     chunks = fc.chunk("a\nb---c\nd", config, backend=backend)
-    assert texts(chunks) == ["ab", "cd"]
+    assert texts(chunks) == ["a\nb", "c\nd"]
 
 
 def test_under_cap_is_a_cap_and_oversize_stands_alone(backend):
@@ -50,7 +66,7 @@ def test_under_cap_is_a_cap_and_oversize_stands_alone(backend):
     chunks = fc.chunk(
         text, fc.DelimiterMerge(4, delimiters=("\n",), strategy=UNDER), backend=backend
     )
-    assert texts(chunks) == ["one two three", "four five six seven eight nine ten", "xy"]
+    assert texts(chunks) == ["one two three", "four five six seven eight nine ten", "x\ny"]
     assert [c.metadata["oversize"] for c in chunks] == [False, True, False]
     assert [c.token_count for c in chunks] == [3, 7, 2]
 
@@ -59,14 +75,14 @@ def test_over_cap_takes_one_boundary_overflow_piece(backend):
     text = "a b\nc d\ne f\ng h"
     chunks = fc.chunk(text, fc.DelimiterMerge(3, delimiters=("\n",)), backend=backend)
     # 2 tokens <= 3 so the next piece joins (4 > 3), then the group closes.
-    assert texts(chunks) == ["a bc d", "e fg h"]
+    assert texts(chunks) == ["a b\nc d", "e f\ng h"]
 
 
 def test_overlap_is_whole_tokens_of_the_previous_chunks_own_pieces(backend):
     text = "one two three\nfour five six\nseven eight nine"
     config = fc.DelimiterMerge(3, delimiters=("\n",), overlap=34)
     chunks = fc.chunk(text, config, backend=backend)
-    assert texts(chunks) == ["one two three", " threefour five six", " sixseven eight nine"]
+    assert texts(chunks) == ["one two three", " three\nfour five six", " six\nseven eight nine"]
     assert [c.metadata["overlap_tokens"] for c in chunks] == [0, 1, 1]
     assert [c.token_count for c in chunks] == [3, 4, 4]
     assert fc.DelimiterMerge(3, overlap=0.2).overlap == 20
@@ -132,7 +148,7 @@ def test_invariants(text, config):
         covered = []
         for c in chunks:
             spans = c.metadata["spans"]
-            assert c.text == "".join(text[a:b] for a, b in spans)
+            assert c.text == config.joiner.join(text[a:b] for a, b in spans)
             assert (c.char_start, c.char_end) == (spans[0][0], spans[-1][1])
             if config.strategy == UNDER and not c.metadata["oversize"]:
                 assert c.token_count <= config.token_size
@@ -186,7 +202,7 @@ def test_items_join_with_newline_and_keep_their_own_metadata(backend):
     ]
     config = fc.DelimiterMerge(3, delimiters=("\n",), strategy=UNDER)
     chunks = fc.chunk_items(items, config, backend=backend)
-    assert texts(chunks) == ["alpha betagamma", "delta epsilon"]
+    assert texts(chunks) == ["alpha beta\ngamma", "delta epsilon"]
     assert [c.metadata["items"] for c in chunks] == [(0, 1), (2,)]
     first = chunks[0].metadata["item_metadata"]
     assert [m.get("image") for m in first] == ["I1", None]

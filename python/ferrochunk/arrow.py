@@ -76,7 +76,12 @@ def _metadata_fields(pa: Any, keys: Sequence[str], child_keys: Sequence[str]) ->
 
 
 def chunk_schema(config: Config, keep: Sequence[Any] = ()) -> pa.Schema:
-    """The schema of :func:`chunk_table`'s result for ``config``, after the ``keep`` fields."""
+    """The schema of :func:`chunk_table`'s result for ``config``, after the ``keep`` fields.
+
+    >>> import ferrochunk as fc
+    >>> chunk_schema(fc.Recursive(512)).names[-3:]
+    ['token_end', 'token_count', 'oversize']
+    """
     pa = require("pyarrow", "arrow")
     return pa.schema(
         [
@@ -201,7 +206,17 @@ def chunk_table(
     ``spans`` as a list of ``{char_start, char_end}``, ``children`` as a list of child
     chunks, ...). Null documents give no rows. ``string``, ``large_string`` and
     ``string_view`` columns work, sliced and chunked ones included. The embedded
-    tokenizers only (``cl100k``, ``o200k``).
+    tokenizers only (``cl100k``, ``o200k``). Needs the ``[arrow]`` extra.
+
+    >>> import pyarrow as pa
+    >>> import ferrochunk as fc
+    >>> from ferrochunk.arrow import chunk_table
+    >>> docs = pa.table({"id": [7, 8], "text": ["One. Two three four.", None]})
+    >>> rows = chunk_table(docs, fc.Recursive(4), keep_columns=["id"])
+    >>> rows.column_names[:4]
+    ['id', 'chunk_index', 'text', 'char_start']
+    >>> rows.select(["id", "text", "char_start", "token_count"]).to_pylist()[1]
+    {'id': 7, 'text': 'Two three four.', 'char_start': 5, 'token_count': 4}
     """
     pa = require("pyarrow", "arrow")
     if not isinstance(data, pa.Table | pa.RecordBatch):

@@ -32,7 +32,11 @@ __all__ = [
 
 
 class MergeStrategy(str, Enum):
-    """How a token budget bounds a group of pieces (``specs/ragflow.md`` §5)."""
+    """How :class:`DelimiterMerge` bounds a group of pieces by its token budget.
+
+    >>> MergeStrategy("under_cap") is MergeStrategy.UNDER_CAP
+    True
+    """
 
     UNDER_CAP = "under_cap"
     """Never exceed the budget; a piece larger than it stands alone (and is flagged)."""
@@ -42,11 +46,21 @@ class MergeStrategy(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class TokenWindows:
-    """Windows of at most ``max_tokens`` whole tokens, each overlapping the previous one
-    by at most ``overlap_tokens``.
+    """Windows of at most ``max_tokens`` whole tokens, each overlapping the previous one.
+
+    Fields:
+        max_tokens: the most tokens a window holds (an int >= 1).
+        overlap_tokens: tokens a window repeats from the end of the previous one
+            (keyword-only; default 0; below ``max_tokens``).
 
     A window is cut only where a token boundary is also a character boundary; see the
-    README's design notes for the one case where a window exceeds ``max_tokens``.
+    README's design notes for the one case where a window exceeds ``max_tokens``
+    (``metadata["oversize"]`` says so).
+
+    >>> import ferrochunk as fc
+    >>> config = fc.TokenWindows(4, overlap_tokens=1)
+    >>> [c.text for c in fc.chunk("Alpha beta gamma. Delta epsilon.", config)]
+    ['Alpha beta gamma.', '. Delta epsilon.']
     """
 
     max_tokens: int
@@ -108,15 +122,37 @@ def _delimiters(field: str, value: Any) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class DelimiterMerge:
-    """Pieces between delimiters, merged by token count (RAGFlow's contract, done right).
+    r"""Pieces between delimiters, merged by token count (RAGFlow's contract, done right).
+
+    Fields:
+        token_size: the token budget of a chunk (an int >= 1).
+        delimiters: soft delimiters, cut points inside a segment (keyword-only; default
+            ``("\n", "。", "；", "！", "？")``).
+        hard_delimiters: cut points no chunk crosses (default none).
+        strategy: :class:`MergeStrategy`; ``OVER_CAP`` (default, RAGFlow's) fills up to
+            the budget and takes one more piece, ``UNDER_CAP`` never exceeds it.
+        overlap: percentage of the previous chunk repeated (default 0).
+        child_delimiters: split each chunk into ``metadata["children"]`` (default none).
+        joiner: text placed between the pieces of a chunk (default: see below).
 
     ``hard_delimiters`` cut the text into segments that never share a chunk; soft
     ``delimiters`` cut segments into pieces that merge up to ``token_size`` by
-    ``strategy``. Delimiter text never enters a chunk: a chunk joins its pieces, listed
-    in ``metadata["spans"]``. ``overlap`` is a percentage, read the way RAGFlow's
-    ``normalize_overlapped_percent`` reads it (0.2 and 20 both mean 20 %, bad values 0),
-    applied in whole tokens of the previous chunk's own pieces. ``child_delimiters``
-    split each chunk into ``metadata["children"]``.
+    ``strategy``. Delimiter text never enters a chunk: a chunk is its pieces (listed in
+    ``metadata["spans"]``) joined by ``joiner``. By default that is ``"\n"`` when a soft
+    delimiter holds a line break (lines stay lines) and ``" "`` otherwise (sentences cut
+    at ``". "`` stay apart); ``joiner=""`` butts the pieces together. ``token_count`` and
+    the cap count the pieces' own tokens, as RAGFlow does; the joiner is not counted.
+    ``overlap`` is a percentage, read the way RAGFlow's ``normalize_overlapped_percent``
+    reads it (0.2 and 20 both mean 20 %, bad values 0), applied in whole tokens of the
+    previous chunk's own pieces. ``child_delimiters`` split each chunk into
+    ``metadata["children"]``.
+
+    >>> import ferrochunk as fc
+    >>> config = fc.DelimiterMerge(5, delimiters=("\n",))
+    >>> config.joiner
+    '\n'
+    >>> [(c.text, c.metadata["spans"]) for c in fc.chunk("line one\nline two\nline three", config)]
+    [('line one\nline two\nline three', ((0, 8), (9, 17), (18, 28)))]
     """
 
     token_size: int
@@ -126,7 +162,7 @@ class DelimiterMerge:
     strategy: MergeStrategy = MergeStrategy.OVER_CAP
     overlap: Any = 0
     child_delimiters: Sequence[str] = ()
-    joiner: str = ""
+    joiner: str | None = None
 
     def __post_init__(self) -> None:
         size = require_int("DelimiterMerge.token_size", self.token_size, minimum=1)
@@ -141,6 +177,9 @@ class DelimiterMerge:
                 f"DelimiterMerge.overlap must be a percentage, got {describe(self.overlap)}"
             ) from exc
         object.__setattr__(self, "overlap", overlap)
+        if self.joiner is None:
+            breaks = any("\n" in d or "\r" in d for d in self.delimiters)
+            object.__setattr__(self, "joiner", "\n" if breaks else " ")
         if not isinstance(self.joiner, str):
             raise ConfigTypeError(
                 f"DelimiterMerge.joiner must be a str, got {describe(self.joiner)}"
@@ -178,7 +217,15 @@ _DIFY_SEPARATORS = ("\n\n", "\n", "。", ". ", " ", "")
 
 @dataclass(frozen=True, slots=True)
 class Recursive:
-    """Dify's recursive splitter in real tokens: chunks of at most ``max_tokens`` tokens.
+    r"""Dify's recursive splitter in real tokens: chunks of at most ``max_tokens`` tokens.
+
+    Fields:
+        max_tokens: the most tokens a chunk holds (an int >= 1).
+        overlap_tokens: tokens repeated from the previous chunk (keyword-only; default 0).
+        fixed_separator: cut here first into segments that never merge (default None).
+        separators: tried in order (default ``"\n\n"``, ``"\n"``, ``"。"``, ``". "``,
+            ``" "``, ``""``; ``""`` means whole-token windows).
+        keep_separator: ``"end"`` (default) or ``"start"``: which side keeps a separator.
 
     A span that fits ``max_tokens - overlap_tokens`` stays whole; otherwise it is cut at
     the first of ``separators`` it contains, neighbours merge while they fit, and a piece
@@ -187,6 +234,10 @@ class Recursive:
     so with no overlap the chunks tile the text. ``fixed_separator`` first cuts segments
     that are never merged. A chunk exceeds ``max_tokens`` only where one character needs
     more tokens than that (``metadata["oversize"]``).
+
+    >>> import ferrochunk as fc
+    >>> [c.text for c in fc.chunk("One. Two three four.\n\nFive six.", fc.Recursive(4))]
+    ['One. ', 'Two three four.\n\n', 'Five six.']
     """
 
     max_tokens: int
@@ -250,12 +301,22 @@ class Recursive:
 
 @dataclass(frozen=True, slots=True)
 class ParentChild:
-    """Dify's parent-child segmentation: parents, each split again into children.
+    r"""Dify's parent-child segmentation: parents, each split again into children.
+
+    Fields:
+        parent: a :class:`Recursive` for the parents, or ``"full-doc"``.
+        child: the :class:`Recursive` that splits each parent (keyword-only, required).
 
     ``parent`` is a :class:`Recursive` (Dify's ``"paragraph"`` mode) or ``"full-doc"`` (the
     whole text is one parent); ``child`` is the :class:`Recursive` applied inside each
     parent. Parents carry their children in ``metadata["children"]``; every offset points
     into the original text, and the text is tokenized once for both levels.
+
+    >>> import ferrochunk as fc
+    >>> config = fc.ParentChild("full-doc", child=fc.Recursive(4))
+    >>> (parent,) = fc.chunk("Intro line.\n\nBody text with more words.", config)
+    >>> [child.text for child in parent.metadata["children"]]
+    ['Intro line.\n\n', 'Body text with ', 'more words.']
     """
 
     parent: Recursive | str
@@ -291,12 +352,22 @@ class ParentChild:
 
 @dataclass(frozen=True, slots=True)
 class CleanRules:
-    """Dify's cleaning before segmentation, with offsets kept in the original text.
+    r"""Dify's cleaning before segmentation, with offsets kept in the original text.
+
+    Fields (keyword-only, both default False):
+        remove_extra_spaces: collapse 3+ newlines to two and space/tab runs to one space.
+        remove_urls_emails: delete emails and bare URLs (Markdown links stay whole).
 
     Always: ``<|``/``|>`` become ``<``/``>`` and control characters (and U+FFFE) are
     removed. ``remove_extra_spaces`` turns 3+ newlines into two and runs of spaces and tabs
     into one space; ``remove_urls_emails`` deletes emails and bare URLs but keeps Markdown
     links and images whole. Chunks hold the cleaned text; their offsets index the original.
+
+    >>> import ferrochunk as fc
+    >>> rules = fc.CleanRules(remove_extra_spaces=True)
+    >>> (c,) = fc.chunk("a   b\n\n\n\nc", fc.Recursive(20), clean=rules)
+    >>> c.text, c.char_end
+    ('a b\n\nc', 10)
     """
 
     _: KW_ONLY
@@ -366,6 +437,16 @@ class SentenceWindows:
     """Sentences packed into windows of at most ``safe_max`` tokens, each window starting
     with a tail of the previous one (the token-aware chunker's algorithm).
 
+    Fields:
+        max_tokens: the nominal budget (an int >= 1).
+        safety_margin: share of ``max_tokens`` a window may use (keyword-only; default
+            0.85, in (0, 1]).
+        overlap_ratio: share of ``max_tokens`` repeated as overlap (default 0.1, in
+            [0, 1)).
+        break_classes: where a long sentence may be cut, best first (default
+            :data:`BREAK_CLASSES`).
+        tokenizer: counts tokens for this config (default: the call's tokenizer).
+
     ``safe_max = int(max_tokens * safety_margin)``; the overlap is at most
     ``int(max_tokens * overlap_ratio)`` tokens (and fewer than ``safe_max``) and counts
     toward ``safe_max``. A sentence longer than a window is cut at its best break point in
@@ -373,6 +454,11 @@ class SentenceWindows:
     holds none. Counts come from one tokenization of the text. ``metadata["overlap_tokens"]``
     and ``metadata["overlap_chars"]`` say how much of a chunk repeats the previous one:
     without them the chunks tile the text.
+
+    >>> import ferrochunk as fc
+    >>> config = fc.SentenceWindows(8, overlap_ratio=0.0)
+    >>> [c.text for c in fc.chunk("First sentence here. Second one! Third?", config)]
+    ['First sentence here.', ' Second one! Third?']
     """
 
     max_tokens: int

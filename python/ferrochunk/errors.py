@@ -20,7 +20,15 @@ __all__ = [
 
 
 class FerrochunkError(ValueError):
-    """Base class of every error ferrochunk raises on bad input."""
+    """Base class of every error ferrochunk raises on bad input.
+
+    >>> import ferrochunk as fc
+    >>> try:
+    ...     fc.TokenWindows(0)
+    ... except fc.FerrochunkError as exc:
+    ...     print(type(exc).__name__, exc)
+    ConfigError TokenWindows.max_tokens must be an integer >= 1, got 0 (int)
+    """
 
 
 class ConfigError(FerrochunkError):

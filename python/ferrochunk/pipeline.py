@@ -446,7 +446,7 @@ def chunk_file(
     buffer_bytes: int = DEFAULT_BUFFER,
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[Chunk]:
-    """Chunks a file read in buffers of ``buffer_bytes``, in bounded memory.
+    r"""Chunks a file read in buffers of ``buffer_bytes``, in bounded memory.
 
     Bytes are read as stored (no newline translation), so offsets index the file: for a
     UTF-8 file, ``byte_start``/``byte_end`` are file offsets. A buffer may end inside a
@@ -454,6 +454,14 @@ def chunk_file(
     :class:`~ferrochunk.errors.InputDecodeError` with their ``byte_offset``. Other
     encodings are decoded incrementally; offsets then index the decoded text.
     ``progress(bytes_read)`` is called after each buffer.
+
+    >>> import os, tempfile
+    >>> import ferrochunk as fc
+    >>> path = os.path.join(tempfile.mkdtemp(), "doc.txt")
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write("First paragraph.\n\nSecond paragraph.")
+    >>> [(c.text, c.byte_start) for c in fc.chunk_file(path, fc.Recursive(4))]
+    [('First paragraph.\n\n', 0), ('Second paragraph.', 18)]
     """
     config = _require_config(config)
     tok = _tokenizer(config, tokenizer)
@@ -543,8 +551,8 @@ def chunk_items(
 
     >>> import ferrochunk as fc
     >>> items = [{"text": "first", "page": 1}, {"text": "second", "page": 2}]
-    >>> [c.metadata["items"] for c in fc.chunk_items(items, fc.TokenWindows(1))]
-    [(0,), (1,), (1,)]
+    >>> [(c.text, c.metadata["items"]) for c in fc.chunk_items(items, fc.TokenWindows(1))]
+    [('first', (0,)), ('\\n', ()), ('second', (1,))]
     """
     if isinstance(items, str) or not isinstance(items, Sequence):
         raise InputTypeError(f"items must be a sequence, got {describe(items)}")

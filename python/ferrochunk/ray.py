@@ -31,7 +31,14 @@ __all__ = ["ChunkBatches", "chunk_dataset"]
 
 
 class ChunkBatches:
-    """The callable a Ray Data actor runs on each Arrow batch."""
+    """The callable a Ray Data actor runs on each Arrow batch (built once per actor).
+
+    >>> import pyarrow as pa
+    >>> import ferrochunk as fc
+    >>> step = ChunkBatches(fc.Recursive(4), "text", (), None, threads=1)
+    >>> step(pa.table({"text": ["One. Two three four."]}))["text"].to_pylist()
+    ['One. ', 'Two three four.']
+    """
 
     def __init__(
         self,
@@ -78,7 +85,14 @@ def chunk_dataset(
     ``batch_size`` documents go to one ``chunk_table`` call; ``concurrency`` is the actor
     count, or a ``(min, max)`` range to autoscale (default: the cluster's CPUs minus one, at
     least one), each actor asking for ``num_cpus`` and chunking with
-    ``max(1, int(num_cpus))`` threads.
+    ``max(1, int(num_cpus))`` threads. Needs the ``[ray]`` extra. The README's "Scale
+    out with Ray Data" shows a whole job; this example starts a local Ray, so it is not
+    run as a doctest (``tests/test_ray.py`` runs the same on a real Ray):
+
+    >>> import ray, ferrochunk as fc  # doctest: +SKIP
+    >>> from ferrochunk.ray import chunk_dataset  # doctest: +SKIP
+    >>> ds = ray.data.from_items([{"id": 1, "text": "One. Two three four."}])  # doctest: +SKIP
+    >>> chunk_dataset(ds, fc.Recursive(4), keep_columns=["id"]).take_all()  # doctest: +SKIP
     """
     ray = require("ray", "ray")
     require("ray.data", "ray")

@@ -81,6 +81,11 @@ def from_process_rule(rule: Any) -> tuple[Recursive | ParentChild, CleanRules]:
     ``automatic`` is Dify's automatic rule (500/50, extra spaces removed); ``custom`` a
     :class:`Recursive` with the fixed separator; ``hierarchical`` a :class:`ParentChild`
     (``parent_mode`` ``"paragraph"``, the default, or ``"full-doc"``).
+
+    >>> from ferrochunk import from_process_rule
+    >>> config, clean = from_process_rule({"mode": "automatic"})
+    >>> config.max_tokens, config.overlap_tokens, clean.remove_extra_spaces
+    (500, 50, True)
     """
     rule = _mapping("process_rule", rule)
     mode = rule.get("mode")
@@ -127,7 +132,7 @@ def _delimiter_field(field: str, value: Any) -> tuple[str, ...]:
 
 
 def from_parser_config(parser_config: Any) -> DelimiterMerge:
-    """RAGFlow's ``parser_config`` (a knowledge base's chunking settings) as a
+    r"""RAGFlow's ``parser_config`` (a knowledge base's chunking settings) as a
     :class:`DelimiterMerge`.
 
     Read: ``chunk_token_num`` (the budget), ``delimiter`` (each character a delimiter, or

@@ -269,7 +269,15 @@ class Tokenizer:
     """A tokenizer ferrochunk can chunk with.
 
     Build one with :meth:`cl100k`, :meth:`o200k` (embedded, exact tiktoken ids, no
-    download), :meth:`from_tiktoken`, :meth:`from_huggingface` or :meth:`from_callable`.
+    download, no extra), :meth:`from_tiktoken` (extra ``[tiktoken]``),
+    :meth:`from_huggingface` (extra ``[huggingface]``) or :meth:`from_callable`.
+
+    >>> from ferrochunk import Tokenizer
+    >>> tok = Tokenizer.cl100k()
+    >>> tok.encode("hello world").tolist(), tok.count("hello world")
+    ([15339, 1917], 2)
+    >>> [offsets.tolist() for offsets in tok.encode_with_offsets("hello world")]
+    [[15339, 1917], [0, 5]]
     """
 
     __slots__ = ("_backend", "name")

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["SPAN_COLUMNS", "Chunk", "IdArray", "Metadata", "OffsetArray", "SpanArray"]
+__all__ = [
+    "SPAN_COLUMNS",
+    "Chunk",
+    "IdArray",
+    "Metadata",
+    "OffsetArray",
+    "SpanArray",
+    "TokenAwareChunk",
+    "VoltAgentChunk",
+    "VoltAgentSegment",
+    "VoltAgentToken",
+]
 
 IdArray = npt.NDArray[np.uint32]
 """Token ids."""
@@ -141,3 +152,56 @@ class Chunk:
         fields = {k: v for k, v in data.items() if k != "metadata"}
         metadata = {k: _restore(k, v) for k, v in data.get("metadata", {}).items()}
         return cls(**fields, metadata=Metadata(metadata))
+
+
+# -- compat results: upstream's dict shapes, typed ------------------------------------
+
+
+# VoltAgent's numbers are JavaScript numbers: ``int`` when integral, as upstream prints them.
+
+
+class VoltAgentToken(TypedDict):
+    """A token of ``compat.voltagent.tokenize``: its text and UTF-16 offsets."""
+
+    value: str
+    start: float
+    end: float
+
+
+class VoltAgentSegment(TypedDict):
+    """A sentence or paragraph of ``split_into_sentences`` / ``split_into_paragraphs``."""
+
+    text: str
+    start: float
+    end: float
+    tokens: float
+
+
+class _VoltAgentChunkKeys(TypedDict):
+    id: str
+    content: str
+    start: float
+    end: float
+    label: str
+
+
+class VoltAgentChunk(_VoltAgentChunkKeys, total=False):
+    """A chunk of VoltAgent's chunkers (UTF-16 offsets). A ``RecursiveChunker`` overlap
+    chunk has no ``metadata`` and no ``tokens``, as upstream."""
+
+    metadata: dict[str, Any]
+    tokens: float
+
+
+class _TokenAwareChunkKeys(TypedDict):
+    content: str
+    start: int
+    end: int
+    tokens: int
+
+
+class TokenAwareChunk(_TokenAwareChunkKeys, total=False):
+    """A chunk of ``TokenAwareChunker`` (code-point offsets); ``chunk_document`` adds
+    ``node``, the index of the node it came from (``None`` for the summary)."""
+
+    node: int | None

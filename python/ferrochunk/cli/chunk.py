@@ -128,7 +128,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="delimiter: merge strategy (default over_cap)",
     )
     how.add_argument("--overlap-percent", type=float, help="delimiter: overlap percentage")
-    how.add_argument("--joiner", help="delimiter: text between the pieces of a chunk")
+    how.add_argument(
+        "--joiner",
+        help="delimiter: text between the pieces of a chunk (default: a newline when a "
+        "delimiter holds a line break, else a space)",
+    )
     how.add_argument("--safety-margin", type=float, help="sentence: share of max-tokens used")
     how.add_argument("--overlap-ratio", type=float, help="sentence: overlap share of max-tokens")
     how.add_argument(
@@ -354,10 +358,14 @@ class Run:
     def summary(self, seconds: float, target: str) -> str:
         rate = self.done / 1e6 / seconds if seconds > 0 else 0.0
         return (
-            f"ferrochunk: {self.documents} documents, {self.chunks} chunks, {self.tokens} "
-            f"tokens, {self.done / 1e6:.2f} MB in {seconds:.2f} s ({rate:.1f} MB/s) -> "
-            f"{target}"
+            f"ferrochunk: {_count(self.documents, 'document')}, "
+            f"{_count(self.chunks, 'chunk')}, {_count(self.tokens, 'token')} "
+            f"({self.done / 1e6:.2f} MB in {seconds:.2f} s, {rate:.1f} MB/s) written to {target}"
         )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def _sample() -> Path:

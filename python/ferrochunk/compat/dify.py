@@ -1,4 +1,4 @@
-"""Drop-in for Dify's segmentation (``langgenius/dify`` @ e738086).
+r"""Drop-in for Dify's segmentation (``langgenius/dify`` @ e738086).
 
 Change ``from core.rag.splitter.fixed_text_splitter import FixedRecursiveCharacterTextSplitter``
 to ``from ferrochunk.compat.dify import FixedRecursiveCharacterTextSplitter``: same classes,
@@ -10,6 +10,13 @@ separator scanning and the merging run in Rust. A token length function is accep
 native path cannot take (a token length function, regex separators beyond literals and
 ``.``, lone surrogates, non-int sizes) runs the reference's Python, so results and errors
 match upstream exactly.
+
+>>> from ferrochunk.compat.dify import FixedRecursiveCharacterTextSplitter
+>>> splitter = FixedRecursiveCharacterTextSplitter(
+...     fixed_separator="\n", chunk_size=20, chunk_overlap=0
+... )
+>>> splitter.split_text("first line\nsecond line\nthird line that is longer than twenty")
+['first line', 'second line', 'third line that is', 'longer than twenty']
 """
 
 from __future__ import annotations

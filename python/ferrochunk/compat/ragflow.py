@@ -1,4 +1,4 @@
-"""Drop-in for RAGFlow's chunking helpers (``infiniflow/ragflow`` @ b1b8cd6).
+r"""Drop-in for RAGFlow's chunking helpers (``infiniflow/ragflow`` @ b1b8cd6).
 
 Change ``from rag.nlp import naive_merge`` to ``from ferrochunk.compat.ragflow import
 naive_merge``: same names, signatures, defaults and outputs, quirks included (README table).
@@ -10,6 +10,10 @@ itself (titles, ``naive_merge_docx``, the flow component's payload handling) is 
 reference's Python, given the native counter. Inputs the native path cannot take (non-str
 texts, lone surrogates, exotic number types) take that same Python route, so they raise
 or return exactly what upstream does.
+
+>>> from ferrochunk.compat.ragflow import naive_merge
+>>> naive_merge("第一句。第二句！Third line.\nFourth.", 4, "\n。！")
+['\n第一句', '\n第二句', '\nThird line.\nFourth.']
 """
 
 from __future__ import annotations

@@ -5,18 +5,24 @@
 runs the chunking as :class:`ferrochunk.SentenceWindows`: one tokenization per text, exact
 cl100k counts, ranked break points, whole-token overlap. Chunks are dicts with
 ``content`` plus ``start``/``end`` (code points) and ``tokens``.
+
+>>> from ferrochunk.compat.token_aware import TokenAwareChunker
+>>> chunker = TokenAwareChunker(10, 0.0)
+>>> chunks = chunker.chunk_with_overlap("First sentence here. Second one! Third?")
+>>> [(c["content"], c["tokens"]) for c in chunks]
+[('First sentence here. Second one!', 7), (' Third?', 2)]
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from .._validate import require_str
 from ..config import BREAK_CLASSES, SentenceWindows
 from ..pipeline import chunk
 from ..reference.sentence_windows import NO_BREAK, WHITE_SPACE, class_of
 from ..tokenizers import Tokenizer, resolve
+from ..types import TokenAwareChunk
 
 __all__ = ["TokenAwareChunker"]
 
@@ -74,7 +80,7 @@ class TokenAwareChunker:
                     break
         return max_pos if best is None else best[1]
 
-    def chunk_with_overlap(self, text: str) -> list[dict[str, Any]]:
+    def chunk_with_overlap(self, text: str) -> list[TokenAwareChunk]:
         """``[{content, start, end, tokens}]``; blank chunks are not emitted."""
         return [
             {"content": c.text, "start": c.char_start, "end": c.char_end, "tokens": c.token_count}
@@ -82,11 +88,13 @@ class TokenAwareChunker:
             if c.text.strip()
         ]
 
-    def chunk_document(self, summary: str, nodes: Sequence[str]) -> list[dict[str, Any]]:
+    def chunk_document(self, summary: str, nodes: Sequence[str]) -> list[TokenAwareChunk]:
         """The summary's chunks (``node`` None), then each node's (``node`` its index)."""
         if isinstance(nodes, str) or not isinstance(nodes, Sequence):
             raise TypeError(f"nodes must be a sequence of str, got {type(nodes).__name__}")
-        out = [{**c, "node": None} for c in self.chunk_with_overlap(summary)]
-        for i, node in enumerate(nodes):
-            out += [{**c, "node": i} for c in self.chunk_with_overlap(node)]
+        out: list[TokenAwareChunk] = []
+        for index, text in [(None, summary), *enumerate(nodes)]:
+            for c in self.chunk_with_overlap(text):
+                c["node"] = index
+                out.append(c)
         return out

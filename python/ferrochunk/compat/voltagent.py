@@ -11,11 +11,14 @@ one encoding per text with the js-tiktoken split (JavaScript ``\\s``), offsets a
 decoded lengths (§2.2 drift included), batch counts, and every prefix count a sentence
 group needs from one pass. The chunkers' orchestration is the reference's Python with
 this tokenizer injected, so both backends share one reading of the spec.
+
+>>> from ferrochunk.compat.voltagent import TokenChunker
+>>> chunks = TokenChunker().chunk("One two three four five.", max_tokens=3, overlap=1)
+>>> [(c["content"], c["start"], c["end"], c["tokens"]) for c in chunks]
+[('One two three', 0, 13, 3), (' three four five', 7, 23, 3), (' five.', 18, 24, 2)]
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 
@@ -25,6 +28,7 @@ from ..reference.voltagent import chunkers as _chunkers
 from ..reference.voltagent._js import from_js, js_slice, to_js
 from ..reference.voltagent.tokenizers import JsTokenizer, check_encoding
 from ..tokenizers import utf8_safe
+from ..types import VoltAgentSegment, VoltAgentToken
 
 __all__ = [
     "JsTokenizer",
@@ -113,7 +117,7 @@ def resolve_tokenizer(tokenizer: JsTokenizer | str | None) -> JsTokenizer:
     return _ref.resolve_tokenizer(tokenizer)
 
 
-def tokenize(text: str, tokenizer: JsTokenizer | str | None = None) -> list[dict[str, Any]]:
+def tokenize(text: str, tokenizer: JsTokenizer | str | None = None) -> list[VoltAgentToken]:
     """``tokenizer.tokenize(text)``: ``[{value, start, end}]`` (default cl100k_base)."""
     return _ref.tokenize(text, resolve_tokenizer(tokenizer))
 
@@ -125,7 +129,7 @@ def count_tokens(text: str, tokenizer: JsTokenizer | str | None = None) -> int:
 
 def split_into_sentences(
     text: str, tokenizer: JsTokenizer | str | None = None
-) -> list[dict[str, Any]]:
+) -> list[VoltAgentSegment]:
     """§3.2 ``splitIntoSentences`` (default whitespace tokenizer, as upstream)."""
     return _ref.split_into_sentences(
         text, None if tokenizer is None else resolve_tokenizer(tokenizer)
@@ -134,7 +138,7 @@ def split_into_sentences(
 
 def split_into_paragraphs(
     text: str, tokenizer: JsTokenizer | str | None = None
-) -> list[dict[str, Any]]:
+) -> list[VoltAgentSegment]:
     """§3.3 ``splitIntoParagraphs`` (default whitespace tokenizer, as upstream)."""
     return _ref.split_into_paragraphs(
         text, None if tokenizer is None else resolve_tokenizer(tokenizer)

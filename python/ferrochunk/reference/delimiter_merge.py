@@ -179,6 +179,8 @@ def delimiter_merge(
 
 def batch(text: str, config: DelimiterMerge, encode: Encode) -> Batch:
     """The chunks as a batch (see ``rows.py``); each piece is tokenized on its own."""
+    joiner = config.joiner
+    assert joiner is not None, "DelimiterMerge.__post_init__ resolves the default joiner"
     chunks, span_rows, child_rows = delimiter_merge(
         text,
         config.hard_delimiters,
@@ -215,7 +217,7 @@ def batch(text: str, config: DelimiterMerge, encode: Encode) -> Batch:
                 spans=(lo, len(spans)),
             )
         )
-        texts.append(config.joiner.join(text[cs:ce] for _, _, cs, ce in mine))
+        texts.append(joiner.join(text[cs:ce] for _, _, cs, ce in mine))
         for j, (_, bs, be, cs, ce, kts, kte) in enumerate(children_of.get(i, [])):
             table.append(row(j, i, (kts, kte), (bs, be, cs, ce)))
             texts.append(text[cs:ce])

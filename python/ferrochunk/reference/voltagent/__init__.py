@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...types import VoltAgentSegment, VoltAgentToken
 from . import text as _text
 from ._js import from_js, to_js
 from .chunkers import OverlapUnit, RecursiveChunker, SentenceChunker, TokenChunker
@@ -50,7 +51,7 @@ __all__ = [
 TokenizerArg = JsTokenizer | str | None
 
 
-def tokenize(text: str, tokenizer: TokenizerArg = None) -> list[dict[str, Any]]:
+def tokenize(text: str, tokenizer: TokenizerArg = None) -> list[VoltAgentToken]:
     """``tokenizer.tokenize(text)``: ``[{value, start, end}]`` (default cl100k_base, §2)."""
     resolved = resolve_tokenizer(tokenizer)
     js = to_js(text)
@@ -81,13 +82,13 @@ def _segment_tokenizer(tokenizer: TokenizerArg) -> JsTokenizer:
     return whitespace_tokenizer if tokenizer is None else resolve_tokenizer(tokenizer)
 
 
-def split_into_sentences(text: str, tokenizer: TokenizerArg = None) -> list[dict[str, Any]]:
+def split_into_sentences(text: str, tokenizer: TokenizerArg = None) -> list[VoltAgentSegment]:
     """§3.2 ``splitIntoSentences``: ``[{text, start, end, tokens}]`` (default whitespace)."""
     segments = _text.split_into_sentences(to_js(text), _segment_tokenizer(tokenizer))
     return [s.as_dict() for s in segments]
 
 
-def split_into_paragraphs(text: str, tokenizer: TokenizerArg = None) -> list[dict[str, Any]]:
+def split_into_paragraphs(text: str, tokenizer: TokenizerArg = None) -> list[VoltAgentSegment]:
     """§3.3 ``splitIntoParagraphs``: ``[{text, start, end, tokens}]`` (default whitespace)."""
     segments = _text.split_into_paragraphs(to_js(text), _segment_tokenizer(tokenizer))
     return [s.as_dict() for s in segments]

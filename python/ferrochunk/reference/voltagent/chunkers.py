@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Literal, TypeVar
 
 from ..._validate import require_choice
+from ...types import VoltAgentChunk
 from . import tokenizers
 from ._js import from_js, js_ceil, js_index, js_max, js_min, js_slice, num, to_js
 from .text import (
@@ -44,7 +45,7 @@ __all__ = [
     "token_windows",
 ]
 
-Chunk = dict[str, Any]
+Chunk = VoltAgentChunk
 OverlapUnit = Literal["tokens", "chars"]
 T = TypeVar("T")
 

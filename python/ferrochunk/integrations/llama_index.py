@@ -1,0 +1,127 @@
+"""``FerroNodeParser``: any ferrochunk config as a LlamaIndex ``NodeParser``.
+
+>>> import ferrochunk as fc
+>>> from llama_index.core import Document
+>>> from ferrochunk.integrations.llama_index import FerroNodeParser
+>>> parser = FerroNodeParser(config=fc.Recursive(5))
+>>> nodes = parser.get_nodes_from_documents([Document(text="One sentence here. Another one.")])
+>>> [(n.text, n.start_char_idx, n.end_char_idx, n.metadata["token_count"]) for n in nodes]
+[('One sentence here. ', 0, 19, 5), ('Another one.', 19, 31, 3)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .._optional import require
+from .._validate import describe
+from ..config import Config, Recursive
+from ..errors import ConfigTypeError
+from ..pipeline import _tokenizer, chunk_many
+from ..tokenizers import Tokenizer
+from . import require_config
+
+_core = require("llama_index.core", "llama-index")
+_interface = require("llama_index.core.node_parser.interface", "llama-index")
+_schema = require("llama_index.core.schema", "llama-index")
+_pydantic = require("pydantic", "llama-index")
+
+__all__ = ["FerroNodeParser"]
+
+TOKEN_COUNT = "token_count"
+
+
+class FerroNodeParser(_interface.NodeParser):  # type: ignore[misc,name-defined]
+    """A LlamaIndex ``NodeParser`` that cuts with a ferrochunk config.
+
+    >>> import ferrochunk as fc
+    >>> from llama_index.core import Document
+    >>> parser = FerroNodeParser(config=fc.TokenWindows(3))
+    >>> [n.text for n in parser.get_nodes_from_documents([Document(text="One two three four.")])]
+    ['One two three', ' four.']
+
+    ``config`` is any native config (default ``Recursive(512)``), ``tokenizer`` any
+    ferrochunk tokenizer or name (default: the embedded cl100k). Each ``TextNode`` has
+    exact ``start_char_idx`` / ``end_char_idx`` in its source (LlamaIndex's own
+    post-processing searches for the text, which can land on an earlier repeat), a
+    ``SOURCE`` relationship and ``PREVIOUS`` / ``NEXT`` links, the source's metadata, and
+    ``metadata["token_count"]``, which is kept out of the embedding and LLM text. A
+    ``ParentChild`` config gives its parents.
+    """
+
+    config: Any = _pydantic.Field(
+        default_factory=lambda: Recursive(512), description="The ferrochunk config."
+    )
+    tokenizer: Any = _pydantic.Field(
+        default=None, description="A ferrochunk Tokenizer, 'cl100k', 'o200k' or None."
+    )
+    threads: int | None = _pydantic.Field(
+        default=1, description="Threads for a batch of documents (None: every core)."
+    )
+
+    @_pydantic.field_validator("config")  # type: ignore[untyped-decorator]
+    @classmethod
+    def _check_config(cls, value: Any) -> Config:
+        return require_config("FerroNodeParser.config", value)
+
+    @_pydantic.field_validator("tokenizer")  # type: ignore[untyped-decorator]
+    @classmethod
+    def _check_tokenizer(cls, value: Any) -> Any:
+        if value is not None and not isinstance(value, Tokenizer | str):
+            raise ConfigTypeError(
+                "FerroNodeParser.tokenizer must be a Tokenizer, a name or None, got "
+                f"{describe(value)}"
+            )
+        if isinstance(value, str):
+            Tokenizer.from_name(value)
+        return value
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "FerroNodeParser"
+
+    @classmethod
+    def from_config(cls, config: Config, **kwargs: Any) -> FerroNodeParser:
+        """``FerroNodeParser(config=config, **kwargs)``."""
+        return cls(config=config, **kwargs)
+
+    def _parse_nodes(
+        self, nodes: Sequence[Any], show_progress: bool = False, **kwargs: Any
+    ) -> list[Any]:
+        texts = [node.get_content() for node in nodes]
+        tok = _tokenizer(self.config, self.tokenizer)
+        results = chunk_many(texts, self.config, tokenizer=tok, threads=self.threads)
+        out: list[Any] = []
+        for node, chunks in zip(nodes, results, strict=True):
+            base = node.start_char_idx if isinstance(node, _schema.TextNode) else None
+            shift = base or 0
+            source = {_schema.NodeRelationship.SOURCE: node.as_related_node_info()}
+            excluded = [TOKEN_COUNT]
+            for i, c in enumerate(chunks):
+                child = _schema.TextNode(
+                    id_=self.id_func(i, node),
+                    text=c.text,
+                    start_char_idx=shift + c.char_start,
+                    end_char_idx=shift + c.char_end,
+                    metadata={TOKEN_COUNT: c.token_count},
+                    excluded_embed_metadata_keys=[*node.excluded_embed_metadata_keys, *excluded],
+                    excluded_llm_metadata_keys=[*node.excluded_llm_metadata_keys, *excluded],
+                    metadata_seperator=node.metadata_separator,
+                    metadata_template=node.metadata_template,
+                    text_template=node.text_template,
+                    relationships=dict(source),
+                )
+                out.append(child)
+        return out
+
+    def _postprocess_parsed_nodes(
+        self, nodes: list[Any], parent_doc_map: dict[str, Any]
+    ) -> list[Any]:
+        # The base class re-finds each node's text in its document to set the offsets;
+        # ours are exact already, so keep them.
+        spans = [(n.start_char_idx, n.end_char_idx) for n in nodes]
+        nodes = super()._postprocess_parsed_nodes(nodes, parent_doc_map)
+        for n, (start, end) in zip(nodes, spans, strict=True):
+            n.start_char_idx, n.end_char_idx = start, end
+        return nodes

@@ -1,0 +1,159 @@
+"""`ferrochunk bench`: the table, its files, its inputs and exit codes, and that each column
+counts what it says (checked with contenders that misbehave on purpose)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import ferrochunk as fc
+from ferrochunk import bench
+from ferrochunk.cli import main
+
+DOC = "First paragraph, with a comma.\n\nSecond one。第二段，有逗号。\nThird line.\n" * 40
+
+
+def _fake(key: str, fn, pieces=bench._strings, cap: int | None = 8) -> bench.Contender:
+    return bench.Contender(key, key, "peer", lambda: fn, pieces, cap, "bench")
+
+
+def test_bundled_sample_writes_table_json_markdown_and_plot(tmp_path, capsys):
+    out = {n: tmp_path / n for n in ("b.json", "b.md", "b.png")}
+    code = main(
+        ["bench", "--chunkers", "native,ragflow,floor", "--repeat", "2", "--max-tokens", "128",
+         "--overlap", "16", "--json", str(out["b.json"]), "--markdown", str(out["b.md"]),
+         "--plot", str(out["b.png"])]
+    )  # fmt: skip
+    printed, progress = capsys.readouterr()
+    assert code == 0
+    assert "ferrochunk Recursive" in printed
+    assert "chunks" in printed
+    assert "1 document(s)" in progress
+    data = json.loads(out["b.json"].read_text())
+    rows = {r["key"]: r for r in data["results"]}
+    assert set(rows) >= {"windows", "recursive", "delimiter", "sentence", "parent-child", "ragflow"}
+    for key in ("windows", "recursive", "delimiter", "sentence", "parent-child"):
+        r = rows[key]
+        assert r["mb_per_s"] > 0
+        assert 1 <= r["runs"] <= 2
+        assert r["chunks"] > 1
+        assert (r["lost"], r["replacement"], r["wrong_offsets"]) == (0, 0, 0)
+        assert r["peak_mb"] is None or r["peak_mb"] >= 0
+    sample = (Path(fc.__file__).parent / "data" / "sample.md").read_text()
+    assert rows["windows"]["chunks"] == len(
+        fc.chunk(sample, fc.TokenWindows(128, overlap_tokens=16))
+    )
+    assert rows["ragflow"]["wrong_offsets"] is None  # naive_merge reports no offsets
+    assert out["b.md"].read_text().count("\n| ferrochunk ") == 5
+    assert out["b.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_folder_and_records_are_the_documents(tmp_path, capsys):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text(DOC)
+    (tmp_path / "docs" / "b.md").write_text(DOC.upper())
+    (tmp_path / "docs" / "c.jsonl").write_text(json.dumps({"text": DOC[:300]}) + "\n")
+    report = tmp_path / "r.json"
+    code = main(["bench", str(tmp_path / "docs"), "--chunkers", "windows", "--repeat", "1",
+                 "--json", str(report)])  # fmt: skip
+    capsys.readouterr()
+    assert code == 0
+    data = json.loads(report.read_text())
+    assert data["documents"] == 3
+    assert data["bytes"] == len((DOC + DOC.upper() + DOC[:300]).encode())
+    expected = sum(len(fc.chunk(t, fc.TokenWindows(512, overlap_tokens=51)))
+                   for t in (DOC, DOC.upper(), DOC[:300]))  # fmt: skip
+    assert data["results"][0]["chunks"] == expected
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: d / "missing.txt", "no such file"),
+        (lambda d: (d / "bad.txt").write_bytes(b"ok \xff\xfe") and d / "bad.txt", "not utf-8"),
+        (lambda d: (d / "empty").mkdir() or d / "empty", "no text"),
+    ],
+)
+def test_unreadable_input_fails_clearly_and_writes_nothing(tmp_path, capsys, make, message):
+    path = make(tmp_path)
+    report = tmp_path / "r.json"
+    code = main(["bench", str(path), "--chunkers", "windows", "--json", str(report)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert message in err.lower()
+    assert "ferrochunk bench: cannot read" in err
+    assert not report.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["--chunkers", "windows,nope"], "'nope'"),
+        (["--overlap", "512"], "--overlap"),
+        (["--max-tokens", "0"], "--max-tokens"),
+        (["--repeat", "0"], "--repeat"),
+        (["--budget", "nan"], "--budget"),
+    ],
+)
+def test_bad_options_name_the_option(capsys, args, field):
+    assert main(["bench", *args]) == 2
+    assert field in capsys.readouterr().err
+
+
+def test_list_names_every_contender(capsys):
+    assert main(["bench", "--list"]) == 0
+    listed = capsys.readouterr().out
+    for key in ("windows", "dify-reference", "langchain-recursive", "semchunk", "tiktoken"):
+        assert key in listed
+
+
+def test_each_column_counts_what_it_says():
+    text = "alpha beta gamma delta " * 20 + "é"
+    words = text.split(" ")
+    rows = [
+        _fake("drops", lambda t: [w for w in t.split(" ") if w != "gamma"]),
+        _fake("mangles", lambda t: [t.replace("é", "\ufffd")]),
+        _fake("misplaces", lambda t: [(w, 0) for w in t.split(" ")[:3]], pieces=list),
+        _fake("long", lambda t: [t]),
+    ]
+    got = {r.key: r for r in bench.run([text], rows, repeat=1)}
+    assert got["drops"].lost == 20 * len("gamma")
+    assert got["drops"].chunks == len(words) - 20
+    assert got["drops"].wrong_offsets is None  # no offsets reported
+    assert got["mangles"].replacement == 1
+    assert got["mangles"].lost == 1
+    assert got["misplaces"].wrong_offsets == 2  # "beta" and "gamma" are not at 0
+    assert got["long"].over_cap == 1
+    assert got["drops"].over_cap == 0
+
+
+def test_a_failing_or_missing_peer_is_reported_and_the_run_goes_on():
+    def boom(text: str):
+        raise ZeroDivisionError("the peer broke")
+
+    def missing():
+        raise ImportError("No module named 'nothing'")
+
+    rows = [
+        _fake("boom", boom),
+        bench.Contender("absent", "absent", "peer", missing, None, None, "bench"),
+        *bench.contenders(64, 8, ["windows"]),
+    ]
+    got = bench.run([DOC], rows, repeat=1)
+    assert got[0].error == "ZeroDivisionError: the peer broke"
+    assert got[0].mb_per_s is None
+    assert got[1].skipped == "pip install 'ferrochunk[bench]'"
+    assert got[2].error is None
+    assert got[2].chunks == len(fc.chunk(DOC, fc.TokenWindows(64, overlap_tokens=8)))
+
+
+def test_our_own_failure_is_a_non_zero_exit(monkeypatch, capsys):
+    def broken(max_tokens, overlap, keys):
+        return [bench.Contender("windows", "ferrochunk TokenWindows", "native",
+                                lambda: (lambda t: 1 / 0), None, None, "")]  # fmt: skip
+
+    monkeypatch.setattr(bench, "contenders", broken)
+    assert main(["bench", "--repeat", "1"]) == 1
+    assert "error: ZeroDivisionError" in capsys.readouterr().out

@@ -1,0 +1,103 @@
+"""The documentation runs: the README's Python blocks in order, every docstring example,
+and `help()` on a config reads as a reference."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import inspect
+import pydoc
+import re
+import warnings
+from dataclasses import MISSING, fields
+from pathlib import Path
+
+import pytest
+
+import ferrochunk as fc
+
+ROOT = Path(__file__).resolve().parent.parent
+BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+MODULES = [
+    "ferrochunk.config",
+    "ferrochunk.pipeline",
+    "ferrochunk.tokenizers",
+    "ferrochunk.types",
+    "ferrochunk.records",
+    "ferrochunk.rules",
+    "ferrochunk.errors",
+    "ferrochunk.arrow",
+    "ferrochunk.ray",
+    "ferrochunk.bench",
+    "ferrochunk.audit",
+    "ferrochunk.integrations.langchain",
+    "ferrochunk.integrations.llama_index",
+    "ferrochunk.compat.ragflow",
+    "ferrochunk.compat.dify",
+    "ferrochunk.compat.voltagent",
+    "ferrochunk.compat.token_aware",
+]
+
+
+def test_the_readme_python_blocks_run_in_order(tmp_path, monkeypatch):
+    """Like a reader pasting each block into one session, in a fresh folder."""
+    blocks = BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert len(blocks) >= 15
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "__readme__"}
+    for i, block in enumerate(blocks):
+        with warnings.catch_warnings():
+            # Ray and LlamaIndex warn about their own dependencies; that is not ours to fix.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            try:
+                exec(compile(block, f"README.md python block {i + 1}", "exec"), namespace)
+            except Exception as exc:
+                pytest.fail(f"README python block {i + 1} fails: {exc!r}\n{block}")
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples_pass(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        module = importlib.import_module(name)
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+def _public_of(module_name: str) -> list[object]:
+    module = importlib.import_module(module_name)
+    return [
+        getattr(module, n)
+        for n in module.__all__
+        if inspect.isclass(getattr(module, n)) or inspect.isfunction(getattr(module, n))
+    ]
+
+
+@pytest.mark.parametrize(
+    "module_name",
+    ["ferrochunk", "ferrochunk.arrow", "ferrochunk.ray", "ferrochunk.integrations.langchain",
+     "ferrochunk.integrations.llama_index"],
+)  # fmt: skip
+def test_public_classes_and_functions_carry_an_example(module_name):
+    missing = [
+        getattr(obj, "__name__", repr(obj))
+        for obj in _public_of(module_name)
+        if ">>>" not in (inspect.getdoc(obj) or "")
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize("config", [*fc.config.CONFIGS, fc.CleanRules])
+def test_help_names_every_field_with_its_meaning_and_default(config):
+    page = pydoc.render_doc(config, renderer=pydoc.plaintext)
+    head = page.split("Methods defined here")[0]
+    assert ">>>" in head
+    section = inspect.getdoc(config).split("Fields", 1)[1].split("\n\n")[0]
+    for f in fields(config):
+        if f.name == "_":
+            continue
+        entry = re.search(rf"^\s*{f.name}: (.*?)(?=^\s*\w+: |\Z)", section, re.S | re.M)
+        assert entry is not None, f"{config.__name__}.{f.name} is not described"
+        if f.default is not MISSING and f.default not in ((), None, 0, False):
+            assert "default" in entry.group(1), f"{config.__name__}.{f.name}: no default"
