@@ -127,6 +127,20 @@ def test_surrogates_read_as_replacement_characters(reference_cl100k):
     assert sum(c.token_count for c in chunks) == tok.count(pair * 20)
 
 
+def test_one_text_without_utf8_form_among_clean_ones():
+    """Native calls read text as is and make it safe only when the extension refuses it:
+    a batch with one surrogate text among clean ones still counts and chunks each exactly."""
+    tok = fc.Tokenizer.cl100k()
+    texts = ["plain text", "a\ud800b c", "你好 😀"]
+    safe = ["plain text", "a\ufffdb c", "你好 😀"]
+    assert tok.count_batch(texts).tolist() == [tok.count(t) for t in safe]
+    assert [tok.encode(t).tolist() for t in texts] == [tok.encode(t).tolist() for t in safe]
+    config = fc.TokenWindows(2)
+    many = fc.chunk_many(texts, config, threads=1)
+    assert many == [fc.chunk(t, config) for t in texts]
+    assert "".join(c.text for c in many[1]) == texts[1]
+
+
 def test_count_batch_matches_count_across_batches():
     tok = fc.Tokenizer.cl100k()
     texts = [f"chunk {i} 你好 😀" for i in range(10_000)]

@@ -27,7 +27,7 @@ from .reference import _tiktoken as reference_tiktoken
 from .reference import clean as reference_clean
 from .reference import tokens as reference_tokens
 from .reference.rows import Batch
-from .tokenizers import Tokenizer, offset_safe, resolve, utf8_safe
+from .tokenizers import Tokenizer, offset_safe, resolve, utf8_call, utf8_safe
 from .types import Chunk, Metadata, SpanArray
 
 __all__ = [
@@ -187,8 +187,12 @@ def _run(text: str, config: Config, tok: Tokenizer, backend: str) -> Batch:
 
 
 def _chunks_of(text: str, config: Config, tok: Tokenizer, backend: str) -> list[Chunk]:
-    safe = utf8_safe(text)
-    chunks = _build(config, _run(safe, config, tok, backend))
+    if backend == "native" and tok.native_encoding is not None:
+        batch, safe = utf8_call(lambda t: _run(t, config, tok, backend), text)
+    else:
+        safe = utf8_safe(text)
+        batch = _run(safe, config, tok, backend)
+    chunks = _build(config, batch)
     if safe is text:
         return chunks
     found = _surrogates(text)
@@ -346,8 +350,12 @@ def chunk_many(
         # Python tokenizers hold the GIL; the native cutting releases it between calls.
         with ThreadPoolExecutor(max_workers=min(threads or os.cpu_count() or 1, 32)) as pool:
             return list(pool.map(lambda t: _chunks_of(t, config, tok, "native"), texts))
-    safe = [utf8_safe(t) for t in texts]
-    batches = _native.chunk_many(safe, config._spec(), encoding, threads)
+    safe = list(texts)
+    try:
+        batches = _native.chunk_many(safe, config._spec(), encoding, threads)
+    except UnicodeEncodeError:  # some text has no UTF-8 form: only then look for surrogates
+        safe = [utf8_safe(t) for t in texts]
+        batches = _native.chunk_many(safe, config._spec(), encoding, threads)
     out = []
     joiner = getattr(config, "joiner", "")
     for text, clean_text, batch in zip(texts, safe, batches, strict=True):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -22,6 +22,8 @@ from .errors import (
     UnknownTokenizerError,
 )
 from .types import IdArray, OffsetArray
+
+T = TypeVar("T")
 
 __all__ = ["Tokenizer"]
 
@@ -81,17 +83,22 @@ class _NativeBackend:
     def __init__(self, encoding: str) -> None:
         self.encoding = encoding
 
+    # Each call reads the text as is, and only text that has no UTF-8 form (the extension
+    # raises on reading it) is made safe and read again: no scan for surrogates up front.
     def encode(self, text: str) -> IdArray:
-        return _native.encode(self.encoding, text)
+        return utf8_call(lambda t: _native.encode(self.encoding, t), text)[0]
 
     def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]:
-        return _native.encode_with_offsets(self.encoding, text)
+        return utf8_call(lambda t: _native.encode_with_offsets(self.encoding, t), text)[0]
 
     def count(self, text: str) -> int:
-        return _native.count(self.encoding, text)
+        return utf8_call(lambda t: _native.count(self.encoding, t), text)[0]
 
     def count_many(self, texts: list[str]) -> Counts:
-        return _native.count_batch(self.encoding, texts)
+        try:
+            return _native.count_batch(self.encoding, texts)
+        except UnicodeEncodeError:
+            return _native.count_batch(self.encoding, [utf8_safe(t) for t in texts])
 
 
 def _starts_from_lengths(lengths: np.ndarray[Any, Any]) -> OffsetArray:
@@ -376,7 +383,10 @@ class Tokenizer:
         for one, so offsets still index the original string; tiktoken does the same for a
         lone surrogate (it would join two that form a UTF-16 pair).
         """
-        return self._backend.encode(utf8_safe(require_str("text", text)))
+        text = require_str("text", text)
+        if isinstance(self._backend, _NativeBackend):
+            return self._backend.encode(text)
+        return self._backend.encode(utf8_safe(text))
 
     def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]:
         """Ids and the UTF-8 byte offset where each token starts.
@@ -384,14 +394,17 @@ class Tokenizer:
         Text with lone surrogates is encoded as :func:`offset_safe` text, whose byte
         offsets these are (each surrogate counts as the 3 bytes of U+FFFD).
         """
-        return self._backend.encode_with_offsets(utf8_safe(require_str("text", text)))
+        text = require_str("text", text)
+        if isinstance(self._backend, _NativeBackend):
+            return self._backend.encode_with_offsets(text)
+        return self._backend.encode_with_offsets(utf8_safe(text))
 
     def count(self, text: str) -> int:
         """Number of tokens in ``text``."""
-        text = utf8_safe(require_str("text", text))
+        text = require_str("text", text)
         if isinstance(self._backend, _NativeBackend):
             return self._backend.count(text)
-        return len(self._backend.encode(text))
+        return len(self._backend.encode(utf8_safe(text)))
 
     def count_batch(self, texts: Iterable[str], batch_size: int | None = None) -> Counts:
         """Token counts of many texts, as an ``int64`` array.
@@ -412,7 +425,7 @@ class Tokenizer:
         for i, text in enumerate(texts):
             if not isinstance(text, str):
                 raise InputTypeError(f"texts[{i}] must be a str, got {describe(text)}")
-            batch.append(utf8_safe(text))
+            batch.append(text)
             if len(batch) == size:
                 parts.append(self._count_many(batch))
                 batch = []
@@ -424,6 +437,20 @@ class Tokenizer:
         if isinstance(self._backend, _NativeBackend):
             return self._backend.count_many(texts)
         return np.fromiter((self.count(t) for t in texts), dtype=np.int64, count=len(texts))
+
+
+def utf8_call(fn: Callable[[str], T], text: str) -> tuple[T, str]:
+    """``fn(text)`` and ``text``; when ``text`` has no UTF-8 form (the extension raises
+    ``UnicodeEncodeError`` reading it), ``fn`` of its :func:`offset_safe` form and that.
+
+    For native calls only, which raise that error on reading their argument and never
+    later: ordinary text then pays no scan for surrogates.
+    """
+    try:
+        return fn(text), text
+    except UnicodeEncodeError:
+        safe = offset_safe(text)
+        return fn(safe), safe
 
 
 def _is_utf8(text: str) -> bool:

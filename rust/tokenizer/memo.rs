@@ -1,29 +1,81 @@
-//! A bounded memo of multi-token pieces.
+//! A bounded memo of multi-token pieces, kept per thread across calls.
 //!
-//! Multi-token pieces repeat a lot inside one document ("Shakespeare's", CJK
-//! runs). The memo lives for one call over one text, so it needs no lock, and
-//! it is reset when full, so it cannot grow without limit.
+//! Multi-token pieces repeat a lot, inside one document ("Shakespeare's", CJK runs)
+//! and across the documents of a corpus (boilerplate, names, common words). A memo
+//! that lived for one call forgot all of that between documents, so `chunk_many` over
+//! many small documents merged the same pieces again and again. This one lives in a
+//! thread-local, so it needs no lock; it serves one engine at a time (it is emptied
+//! when the thread switches encodings), skips pieces longer than [`KEY_MAX`] bytes, and
+//! is emptied when full, so it holds at most about [`MEMO_BYTES`] per thread.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use foldhash::fast::RandomState;
 
 use super::engine::Engine;
 
-/// Memo entries kept before the memo is reset.
+/// Memo entries kept before the memo is emptied.
 pub(crate) const MEMO_CAPACITY: usize = 1 << 16;
+/// Key bytes plus token bytes kept before the memo is emptied.
+const MEMO_BYTES: usize = 4 << 20;
+/// Longer pieces rarely repeat; they are merged without being kept.
+const KEY_MAX: usize = 256;
 
 /// Piece -> range of its tokens in `store`.
-pub(crate) struct Memo<'t> {
-    ranges: HashMap<&'t [u8], (u32, u32), RandomState>,
+pub(crate) struct Memo {
+    owner: usize,
+    ranges: HashMap<Box<[u8]>, (u32, u32), RandomState>,
     store: Vec<u32>,
+    bytes: usize,
+    spill: Vec<u32>,
 }
 
-impl<'t> Memo<'t> {
-    pub(crate) fn new() -> Self {
+thread_local! {
+    static MEMO: RefCell<Memo> = RefCell::new(Memo::new());
+}
+
+/// Runs `f` with this thread's memo for `engine`, or with a fresh one when the
+/// thread's memo is already in use (a caller's callback tokenizing again).
+pub(crate) fn with_memo<R>(engine: &Engine, f: impl FnOnce(&mut Memo) -> R) -> R {
+    let free = MEMO
+        .try_with(|cell| cell.try_borrow_mut().is_ok())
+        .unwrap_or(false);
+    if free {
+        MEMO.with_borrow_mut(|memo| {
+            memo.serve(engine);
+            f(memo)
+        })
+    } else {
+        let mut memo = Memo::new();
+        memo.serve(engine);
+        f(&mut memo)
+    }
+}
+
+impl Memo {
+    fn new() -> Self {
         Memo {
+            owner: 0,
             ranges: HashMap::with_hasher(RandomState::default()),
             store: Vec::new(),
+            bytes: 0,
+            spill: Vec::new(),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.ranges.clear();
+        self.store.clear();
+        self.bytes = 0;
+    }
+
+    /// Empties the memo if it last served another engine.
+    fn serve(&mut self, engine: &Engine) {
+        let owner = std::ptr::from_ref(engine) as usize;
+        if self.owner != owner {
+            self.clear();
+            self.owner = owner;
         }
     }
 
@@ -31,24 +83,29 @@ impl<'t> Memo<'t> {
     pub(crate) fn tokens<'m>(
         &'m mut self,
         engine: &Engine,
-        piece: &'t [u8],
+        piece: &[u8],
         one: &'m mut [u32; 1],
     ) -> &'m [u32] {
         if let Some(id) = engine.lookup(piece) {
             one[0] = id;
             return &one[..];
         }
+        if piece.len() > KEY_MAX {
+            self.spill.clear();
+            engine.encode_piece(piece, &mut self.spill);
+            return &self.spill;
+        }
         if let Some(&(a, b)) = self.ranges.get(piece) {
             return &self.store[a as usize..b as usize];
         }
-        if self.ranges.len() >= MEMO_CAPACITY {
-            self.ranges.clear();
-            self.store.clear();
+        if self.ranges.len() >= MEMO_CAPACITY || self.bytes >= MEMO_BYTES {
+            self.clear();
         }
         let a = self.store.len();
         engine.encode_piece(piece, &mut self.store);
         let b = self.store.len();
-        self.ranges.insert(piece, (a as u32, b as u32));
+        self.bytes += piece.len() + 4 * (b - a);
+        self.ranges.insert(piece.into(), (a as u32, b as u32));
         &self.store[a..b]
     }
 }

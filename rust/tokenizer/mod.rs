@@ -25,7 +25,7 @@ use std::sync::LazyLock;
 use rayon::prelude::*;
 
 use self::engine::Engine;
-use self::memo::Memo;
+use self::memo::with_memo;
 use self::pretokenize::{Pretokenizer, Split};
 use crate::error::{Error, Result};
 
@@ -182,11 +182,12 @@ impl Tokenizer {
 
     /// Calls `f(piece_byte_start, piece_tokens)` for every pre-tokenized piece, in order.
     pub(crate) fn for_each_piece(&self, text: &str, mut f: impl FnMut(usize, &[u32])) {
-        let mut memo = Memo::new();
-        let mut one = [0u32; 1];
         let bytes = text.as_bytes();
-        self.pre.for_each_piece(text, |a, b| {
-            f(a, memo.tokens(self.engine, &bytes[a..b], &mut one));
+        with_memo(self.engine, |memo| {
+            let mut one = [0u32; 1];
+            self.pre.for_each_piece(text, |a, b| {
+                f(a, memo.tokens(self.engine, &bytes[a..b], &mut one));
+            });
         });
     }
 
@@ -471,6 +472,32 @@ mod tests {
             .flat_map(|p| bpe.bpe.encode_via_backtracking(p.as_bytes()))
             .collect();
         assert_eq!(enc.encode_ids(&text), direct);
+    }
+
+    #[test]
+    fn the_thread_memo_stays_exact_across_calls_encodings_and_reentry() {
+        let text = "Shakespeare's comedies, 第一句话。 Shakespeare's comedies again!";
+        let direct = |e: Encoding| {
+            let bpe = tok(e).engine.bpe();
+            bpe.split(text)
+                .flat_map(|p| bpe.bpe.encode_via_backtracking(p.as_bytes()))
+                .collect::<Vec<u32>>()
+        };
+        let (cl, o2) = (tok(Encoding::Cl100kBase), tok(Encoding::O200kBase));
+        for _ in 0..2 {
+            assert_eq!(cl.encode_ids(text), direct(Encoding::Cl100kBase));
+            assert_eq!(o2.encode_ids(text), direct(Encoding::O200kBase));
+        }
+        // A callback that tokenizes again gets a memo of its own.
+        let mut inner = Vec::new();
+        cl.for_each_piece(text, |_, tokens| {
+            inner.push((tokens.to_vec(), o2.count(text)));
+        });
+        let ids: Vec<u32> = inner.iter().flat_map(|(t, _)| t.clone()).collect();
+        assert_eq!(ids, direct(Encoding::Cl100kBase));
+        assert!(inner
+            .iter()
+            .all(|&(_, n)| n == direct(Encoding::O200kBase).len()));
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! whole: BPE decides its tokens from all of it). The property tests below check
 //! the stream against the whole-text encoding at random split points.
 
-use super::memo::Memo;
+use super::memo::with_memo;
 use super::{is_space, Tokenizer};
 
 /// A carry at least this long is scanned again only once it has doubled, so a
@@ -69,21 +69,23 @@ impl StreamEncoder {
         };
         let engine = self.tok.engine();
         let bytes = avail.as_bytes();
-        let mut memo = Memo::new();
-        let mut one = [0u32; 1];
         let mut at = 0;
-        while at < avail.len() {
-            let end = self.tok.piece_end(avail, at);
-            if !done && (end >= avail.len() || at >= limit.run_start || end >= limit.apostrophe) {
-                break;
+        with_memo(engine, |memo| {
+            let mut one = [0u32; 1];
+            while at < avail.len() {
+                let end = self.tok.piece_end(avail, at);
+                if !done && (end >= avail.len() || at >= limit.run_start || end >= limit.apostrophe)
+                {
+                    break;
+                }
+                let mut start = self.pos + at;
+                for &id in memo.tokens(engine, &bytes[at..end], &mut one) {
+                    starts.push(start);
+                    start += engine.token_len(id);
+                }
+                at = end;
             }
-            let mut start = self.pos + at;
-            for &id in memo.tokens(engine, &bytes[at..end], &mut one) {
-                starts.push(start);
-                start += engine.token_len(id);
-            }
-            at = end;
-        }
+        });
         self.stalled = if at == 0 && !done { avail.len() } else { 0 };
         self.pos += at;
     }
