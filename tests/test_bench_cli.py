@@ -41,6 +41,7 @@ def test_bundled_sample_writes_table_json_markdown_and_plot(tmp_path, capsys):
         assert r["chunks"] > 1
         assert (r["lost"], r["replacement"], r["wrong_offsets"]) == (0, 0, 0)
         assert r["peak_mb"] is None or r["peak_mb"] >= 0
+        assert r["first_mb_per_s"] > 0
     sample = (Path(fc.__file__).parent / "data" / "sample.md").read_text()
     assert rows["windows"]["chunks"] == len(
         fc.chunk(sample, fc.TokenWindows(128, overlap_tokens=16))

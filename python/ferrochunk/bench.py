@@ -85,6 +85,7 @@ class Result:
     label: str
     kind: str
     mb_per_s: float | None = None
+    first_mb_per_s: float | None = None
     runs: int = 0
     chunks: int | None = None
     over_cap: int | None = None
@@ -344,10 +345,11 @@ def _status(field: str) -> int | None:
     return None
 
 
-def _peak_in_child(key: str, max_tokens: int, overlap: int, documents: str) -> float | None:
-    """MB of resident memory one pass of ``key`` adds at its peak, measured in a fresh
-    interpreter (in this one, memory freed by earlier rows would hide it). ``None`` where
-    the kernel does not report a high-water mark."""
+def _first_pass(key: str, max_tokens: int, overlap: int, documents: str) -> dict[str, Any]:
+    """One pass of ``key`` over the documents in a fresh interpreter: its time (no cache
+    of any library has seen the text: a pipeline's first pass over new documents) and
+    the MB of resident memory it adds at its peak (in this process, memory freed by
+    earlier rows would hide it; ``None`` where the kernel keeps no high-water mark)."""
     command = [sys.executable, "-m", "ferrochunk.bench", key, str(max_tokens), str(overlap)]
     try:
         done = subprocess.run(
@@ -355,12 +357,12 @@ def _peak_in_child(key: str, max_tokens: int, overlap: int, documents: str) -> f
         )
         value = json.loads(done.stdout)
     except (OSError, subprocess.SubprocessError, ValueError):
-        return None
-    return float(value) if isinstance(value, int | float) else None
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
-def _child(key: str, max_tokens: int, overlap: int, documents: str) -> float | None:
-    """The child's side of :func:`_peak_in_child`."""
+def _child(key: str, max_tokens: int, overlap: int, documents: str) -> dict[str, Any]:
+    """The child's side of :func:`_first_pass`."""
     with open(documents, encoding="utf-8") as f:
         texts = json.load(f)
     (contender,) = contenders(max_tokens, overlap, [key])
@@ -371,13 +373,16 @@ def _child(key: str, max_tokens: int, overlap: int, documents: str) -> float | N
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")  # resets VmHWM to the current RSS
     except OSError:
-        return None
+        before = None
+    start = time.perf_counter()
     outputs = [fn(t) for t in texts]
+    seconds = time.perf_counter() - start
     peak = _status("VmHWM:")
     del outputs
-    if before is None or peak is None:
-        return None
-    return max(peak - before, 0) / 1e6
+    found: dict[str, Any] = {"seconds": seconds}
+    if before is not None and peak is not None:
+        found["peak_mb"] = max(peak - before, 0) / 1e6
+    return found
 
 
 def _non_space(text: str) -> Counter[str]:
@@ -484,8 +489,13 @@ def _row(
         return Result(contender.key, contender.label, contender.kind, skipped=extra or reason)
     result = _timed(contender, texts, fn, total, repeat, budget)
     if result.error is None:
-        peak = _peak_in_child(contender.key, contender.max_tokens, contender.overlap, documents)
-        result = Result(**{**result.as_dict(), "peak_mb": peak})
+        first = _first_pass(contender.key, contender.max_tokens, contender.overlap, documents)
+        seconds = first.get("seconds")
+        result = replace(
+            result,
+            first_mb_per_s=total / 1e6 / seconds if seconds else None,
+            peak_mb=first.get("peak_mb"),
+        )
     return result
 
 
@@ -539,6 +549,6 @@ def environment() -> dict[str, Any]:
     }
 
 
-if __name__ == "__main__":  # the child of _peak_in_child: KEY MAX_TOKENS OVERLAP DOCUMENTS
+if __name__ == "__main__":  # the child of _first_pass: KEY MAX_TOKENS OVERLAP DOCUMENTS
     key, size, over, path = sys.argv[1:5]
     print(json.dumps(_child(key, int(size), int(over), path)))
