@@ -75,7 +75,7 @@ def _metadata(
         elif key == "overlap_spans":
             found[key] = row[11]
         elif key == "spans":
-            found[key] = tuple((s[2], s[3]) for s in spans[row[12] : row[13]])
+            found[key] = tuple(spans[row[12] : row[13]])
         elif key == "parent":
             found[key] = row[1]
         elif key == "children":
@@ -83,18 +83,14 @@ def _metadata(
     return Metadata(found)
 
 
+# Metadata is read-only, so chunks whose only key is "oversize" share one of these.
+_OVERSIZE = {flag: Metadata({"oversize": flag}) for flag in (False, True)}
+
+
 def _chunk(row: Sequence[int], text: str, metadata: Metadata) -> Chunk:
+    # Positional: this runs once per chunk, and keywords cost more.
     return Chunk(
-        text=text,
-        char_start=row[6],
-        char_end=row[7],
-        byte_start=row[4],
-        byte_end=row[5],
-        token_start=row[2],
-        token_end=row[3],
-        token_count=row[3] - row[2],
-        index=row[0],
-        metadata=metadata,
+        text, row[6], row[7], row[4], row[5], row[2], row[3], row[3] - row[2], row[0], metadata
     )
 
 
@@ -102,7 +98,11 @@ def _build(config: Config, batch: Batch) -> list[Chunk]:
     """Chunks from a batch: top-level rows, each followed by its children's rows."""
     table, spans, texts = batch
     rows = table.tolist() if isinstance(table, np.ndarray) else table
-    spans = spans.tolist() if isinstance(spans, np.ndarray) else spans
+    # Only each span's (char_start, char_end) is kept: two columns, one tuple per span.
+    if isinstance(spans, np.ndarray):
+        spans = list(zip(spans[:, 2].tolist(), spans[:, 3].tolist(), strict=True))
+    else:
+        spans = [(s[2], s[3]) for s in spans]
     keys, child_keys = config._metadata, config._child_metadata
     out: list[Chunk] = []
     pending: tuple[list[int], str] | None = None
@@ -113,6 +113,11 @@ def _build(config: Config, batch: Batch) -> list[Chunk]:
             row, text = pending
             out.append(_chunk(row, text, _metadata(keys, row, spans, tuple(kids))))
 
+    if keys == ("oversize",) and not child_keys:
+        return [
+            _chunk(row, text, _OVERSIZE[bool(row[8])])
+            for row, text in zip(rows, texts, strict=True)
+        ]
     for row, text in zip(rows, texts, strict=True):
         if row[1] < 0:
             flush()
