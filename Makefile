@@ -42,9 +42,10 @@ lint: install-dev
 	$(BIN)/mypy
 	$(PY) -m mypy.stubtest ferrochunk._native
 
-# Full benchmark run; figures go into BENCHMARKS.md (see there).
+# Full benchmark run, per core (RAYON_NUM_THREADS=1 pins rayon's global pool; threads=2 rows
+# still get two); figures go into BENCHMARKS.md (see there).
 bench: install-dev
-	$(BIN)/pytest benches --benchmark-enable --benchmark-only \
+	RAYON_NUM_THREADS=1 $(BIN)/pytest benches --benchmark-enable --benchmark-only \
 		--benchmark-json=target/bench.json -q
 	$(PY) benches/report.py target/bench.json
 

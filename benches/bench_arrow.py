@@ -3,7 +3,8 @@
 The corpus is the shared 50 MB corpus as one table of 64 KB blocks (the bundled sample when
 it is absent, and 1 MB as a smoke test). chunk_many gets the same blocks as ``str``s (made
 before the clock starts) and returns ``Chunk`` objects; chunk_table returns an Arrow table.
-Both use every core (``threads=None``); Ray runs one and two single-threaded actors.
+Both run on rayon's global pool (``threads=None``: one thread under ``make bench``, which
+pins RAYON_NUM_THREADS=1); Ray runs one and two single-threaded actors.
 """
 
 from __future__ import annotations

@@ -9,11 +9,13 @@ turns them into chunks for every config, native or reference.
 from __future__ import annotations
 
 import codecs
+import gc
 import os
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -61,26 +63,23 @@ def _tokenizer(config: Config, tokenizer: Tokenizer | str | None) -> Tokenizer:
 # -- building chunks ------------------------------------------------------------------
 
 
+# What each metadata key reads: a chunk row (the columns of ``contracts/stream.rs``'s
+# table), the spans as (char_start, char_end) tuples, and the chunk's children.
+_READ: dict[str, Callable[[Sequence[int], Any, tuple[Chunk, ...]], Any]] = {
+    "oversize": lambda row, spans, kids: bool(row[8]),
+    "overlap_tokens": lambda row, spans, kids: row[9],
+    "overlap_chars": lambda row, spans, kids: row[10],
+    "overlap_spans": lambda row, spans, kids: row[11],
+    "spans": lambda row, spans, kids: tuple(spans[row[12] : row[13]]),
+    "parent": lambda row, spans, kids: row[1],
+    "children": lambda row, spans, kids: kids,
+}
+
+
 def _metadata(
-    keys: Sequence[str], row: Sequence[int], spans: Any, kids: tuple[Chunk, ...] | None
+    keys: Sequence[str], row: Sequence[int], spans: Any, kids: tuple[Chunk, ...]
 ) -> Metadata:
-    found: dict[str, Any] = {}
-    for key in keys:
-        if key == "oversize":
-            found[key] = bool(row[8])
-        elif key == "overlap_tokens":
-            found[key] = row[9]
-        elif key == "overlap_chars":
-            found[key] = row[10]
-        elif key == "overlap_spans":
-            found[key] = row[11]
-        elif key == "spans":
-            found[key] = tuple(spans[row[12] : row[13]])
-        elif key == "parent":
-            found[key] = row[1]
-        elif key == "children":
-            found[key] = kids or ()
-    return Metadata(found)
+    return Metadata._of({key: _READ[key](row, spans, kids) for key in keys})
 
 
 # Metadata is read-only, so chunks whose only key is "oversize" share one of these.
@@ -94,6 +93,20 @@ def _chunk(row: Sequence[int], text: str, metadata: Metadata) -> Chunk:
     )
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pauses the cyclic garbage collector while many chunks are built: each allocation
+    counts toward a collection, and collections then traverse every chunk built so far."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def _build(config: Config, batch: Batch) -> list[Chunk]:
     """Chunks from a batch: top-level rows, each followed by its children's rows."""
     table, spans, texts = batch
@@ -104,28 +117,24 @@ def _build(config: Config, batch: Batch) -> list[Chunk]:
     else:
         spans = [(s[2], s[3]) for s in spans]
     keys, child_keys = config._metadata, config._child_metadata
-    out: list[Chunk] = []
-    pending: tuple[list[int], str] | None = None
-    kids: list[Chunk] = []
-
-    def flush() -> None:
-        if pending is not None:
-            row, text = pending
-            out.append(_chunk(row, text, _metadata(keys, row, spans, tuple(kids))))
-
-    if keys == ("oversize",) and not child_keys:
-        return [
-            _chunk(row, text, _OVERSIZE[bool(row[8])])
-            for row, text in zip(rows, texts, strict=True)
-        ]
-    for row, text in zip(rows, texts, strict=True):
-        if row[1] < 0:
-            flush()
-            pending, kids = (row, text), []
-        else:
-            kids.append(_chunk(row, text, _metadata(child_keys, row, spans, None)))
-    flush()
-    return out
+    with _gc_paused():
+        if keys == ("oversize",) and not child_keys:
+            return [
+                _chunk(row, text, _OVERSIZE[bool(row[8])])
+                for row, text in zip(rows, texts, strict=True)
+            ]
+        out: list[Chunk] = []
+        parent: tuple[list[int], str] | None = None
+        kids: list[Chunk] = []
+        for row, text in [*zip(rows, texts, strict=True), ([0, -1], "")]:
+            if row[1] >= 0:
+                kids.append(_chunk(row, text, _metadata(child_keys, row, spans, ())))
+                continue
+            if parent is not None:  # a new top-level row (or the end) closes the last one
+                prow, ptext = parent
+                out.append(_chunk(prow, ptext, _metadata(keys, prow, spans, tuple(kids))))
+            parent, kids = (row, text), []
+        return out
 
 
 def _surrogates(text: str, offset: int = 0) -> dict[int, str]:

@@ -46,6 +46,13 @@ class Metadata(Mapping[str, Any]):
     def __init__(self, data: Mapping[str, Any] | Sequence[tuple[str, Any]] = ()) -> None:
         object.__setattr__(self, "_data", dict(data))
 
+    @classmethod
+    def _of(cls, data: dict[str, Any]) -> Metadata:
+        """Wraps a dict nobody else holds, without copying it (the pipeline's builder)."""
+        made = object.__new__(cls)
+        object.__setattr__(made, "_data", data)
+        return made
+
     def __getitem__(self, key: str) -> Any:
         return self._data[key]
 

@@ -1,9 +1,10 @@
 //! The `threads` knob over shared rayon pools.
 //!
-//! `None` runs on rayon's global pool (one thread per CPU). `n` is clamped to
-//! the number of CPUs: more threads than cores only adds contention, and a
-//! request for a million threads must not try to start them. Each size's pool
-//! is built once and shared by every later call.
+//! `None` runs on rayon's global pool (one thread per CPU, or `RAYON_NUM_THREADS`).
+//! `n` is clamped to the number of CPUs: more threads than cores only adds
+//! contention, and a request for a million threads must not try to start them.
+//! `n` gets exactly `n` threads: the global pool when it has that many, else a
+//! pool of that size, built once and shared by every later call.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -17,9 +18,9 @@ fn cpus() -> usize {
 
 static POOLS: OnceLock<Mutex<Vec<Option<Arc<ThreadPool>>>>> = OnceLock::new();
 
-/// The shared pool of `n` threads (`1 <= n < cpus`).
+/// The shared pool of `n` threads (`1 <= n <= cpus`).
 fn pool(n: usize) -> Result<Arc<ThreadPool>> {
-    let pools = POOLS.get_or_init(|| Mutex::new(vec![None; cpus()]));
+    let pools = POOLS.get_or_init(|| Mutex::new(vec![None; cpus() + 1]));
     let mut pools = pools.lock().map_err(|_| Error::InvalidConfig {
         field: "threads",
         value: n.to_string(),
@@ -56,7 +57,14 @@ pub fn run<T: Send>(threads: Option<usize>, f: impl FnOnce() -> Result<T> + Send
             value: "0".into(),
             expected: "None or an integer >= 1",
         }),
-        Some(n) if n >= cpus() => f(),
-        Some(n) => pool(n)?.install(f),
+        Some(n) => {
+            let n = n.min(cpus());
+            // The global pool is sized by RAYON_NUM_THREADS when that is set.
+            if n == rayon::current_num_threads() {
+                f()
+            } else {
+                pool(n)?.install(f)
+            }
+        }
     }
 }
