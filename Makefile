@@ -86,7 +86,7 @@ fuzz-run: fuzz-tools
 		-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -print_final_stats=1
 
 fuzz-short:
-	$(MAKE) fuzz-run FUZZ_SECONDS=30
+	$(MAKE) fuzz-run FUZZ_SECONDS=20
 
 fuzz-long:
 	$(MAKE) fuzz-run FUZZ_SECONDS=600

@@ -8,8 +8,8 @@ quicktok keeps its own):
 * ``new``: 100 KB documents from the same language, each timed once and never again, as a
   pipeline reads a corpus (up to 3 MB, so 30 rounds).
 
-Slices come from the shared corpus (``ja``/``ko`` only exist there); the bundled sample
-stands in for ``en``, ``zh`` and ``code`` without it. Run with ``RAYON_NUM_THREADS=1``
+Slices come from the shared corpus; without it, the bundled sample (``tests/data/corpus``)
+stands in, with a first part of each language's files. Run with ``RAYON_NUM_THREADS=1``
 (``make bench`` does) so that nothing runs on a second core.
 """
 
@@ -43,7 +43,7 @@ SLICES = {
 MB = 1_000_000
 
 
-def _text(lang: str, limit: int) -> str | None:
+def _text(lang: str, limit: int) -> str:
     parts = []
     for name in SLICES[lang]:
         shared, bundled = SHARED / name, BUNDLED / (name.replace("/", "__") + ".gz")
@@ -51,8 +51,7 @@ def _text(lang: str, limit: int) -> str | None:
             parts.append(shared.read_text(encoding="utf-8", errors="replace"))
         elif bundled.exists():
             parts.append(gzip.decompress(bundled.read_bytes()).decode("utf-8", "replace"))
-    data = "".join(parts).encode("utf-8")[:limit].decode("utf-8", "ignore")
-    return data or None
+    return "".join(parts).encode("utf-8")[:limit].decode("utf-8", "ignore")
 
 
 def _quicktok(name: str) -> Any:
@@ -84,8 +83,7 @@ def test_tokenizer(benchmark, request, lang, feed, op):
         pytest.skip("bench extra: quicktok-v1")
     smoke = _smoke(request.config)
     text = _text(lang, (MB // 10) if smoke else (MB if feed == "same" else 3 * MB))
-    if text is None:
-        pytest.skip(f"the {lang} slice needs the shared corpus (../shared/corpus)")
+    assert text, f"no {lang} text: neither ../shared/corpus nor tests/data/corpus has it"
     fn = OPS[op]()
     fn("warm up the engine, not the text")
     benchmark.group = f"tokenizer {lang} ({feed} text)"

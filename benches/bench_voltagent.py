@@ -1,7 +1,9 @@
 """VoltAgent compat and the token-aware chunker against their pure-Python counterparts.
 
-* compat ``TokenChunker`` / ``RecursiveChunker`` (native tokenizer) against the reference
-  (the same orchestration over tiktoken with js-tiktoken's split and a Python decode);
+* compat ``TokenChunker`` / ``SentenceChunker`` / ``RecursiveChunker`` (Rust for whole-number
+  options) against the reference (its own orchestration over tiktoken with js-tiktoken's
+  split and a Python decode). ``SentenceChunker`` runs on 100 KB: the reference counts every
+  group's prefix of the text afresh, as upstream does, so it is quadratic;
 * native ``SentenceWindows(512)`` against its reference twin and chonkie's SentenceChunker;
 * ``TokenAwareChunker.chunk_with_overlap`` against the plan's algorithm in plain Python,
   which counts every sentence (and every candidate piece) with tiktoken.
@@ -50,6 +52,22 @@ def test_voltagent_token_chunker(benchmark, multilingual, backend):
     )
     if backend == "native":
         expected = reference.TokenChunker().chunk(multilingual, max_tokens=200, overlap=20)
+        assert _same(chunks, expected)
+
+
+@pytest.mark.parametrize("backend", list(BACKENDS))
+def test_voltagent_sentence_chunker(benchmark, multilingual, backend):
+    text = multilingual[: len(multilingual) // 10]
+    _bytes(benchmark, "voltagent-sentence-200-1 (100 KB)", text)
+    chunker = BACKENDS[backend].SentenceChunker()
+    chunks = _run(
+        benchmark,
+        backend,
+        lambda t: chunker.chunk(t, max_tokens=200, overlap_sentences=1),
+        text,
+    )
+    if backend == "native":
+        expected = reference.SentenceChunker().chunk(text, max_tokens=200, overlap_sentences=1)
         assert _same(chunks, expected)
 
 

@@ -468,22 +468,89 @@ def test_special_tokens_raise_in_cl100k_chunkers(backend, token):
     assert m.RecursiveChunker().chunk(text, tokenizer="whitespace")[0]["content"] == text[:-7]
 
 
-def test_native_tokenizer_is_the_default(monkeypatch):
-    calls = []
-    real = _native.voltagent_prefix_counts
+def spy_on(monkeypatch: pytest.MonkeyPatch, name: str) -> list[tuple]:
+    """Record every call of ``_native.<name>``, still answering it."""
+    calls: list[tuple] = []
+    real = getattr(_native, name)
 
-    def spy(*args):
+    def spy(*args: Any) -> Any:
         calls.append(args)
         return real(*args)
 
-    text = "One two. Three four five. Six seven eight nine."
+    monkeypatch.setattr(_native, name, spy)
+    return calls
+
+
+def test_native_tokenizer_is_the_default(monkeypatch):
     for chunker in (native.TokenChunker(), native.SentenceChunker(), native.RecursiveChunker()):
         assert isinstance(chunker.tokenizer, native.NativeTiktokenizer)
     assert isinstance(reference.TokenChunker().tokenizer, reference.TiktokenTokenizer)
-    monkeypatch.setattr(_native, "voltagent_prefix_counts", spy)
-    got = native.SentenceChunker().chunk(text, max_tokens=4)
+    # Fractional options take the reference's orchestration over the native tokenizer:
+    # one batch of prefix counts, not one call per group.
+    calls = spy_on(monkeypatch, "voltagent_prefix_counts")
+    text = "One two. Three four five. Six seven eight nine."
+    got = native.SentenceChunker().chunk(text, max_tokens=4.5)
     assert len(calls) == 1
-    assert got == reference.SentenceChunker().chunk(text, max_tokens=4)
+    assert got == reference.SentenceChunker().chunk(text, max_tokens=4.5)
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "in_rust"),
+    [
+        ("TokenChunker", {"max_tokens": 3, "overlap": 1}, True),
+        ("TokenChunker", {"max_tokens": 3, "overlap": 0.5}, False),
+        ("TokenChunker", {"max_tokens": 2**60}, False),
+        ("TokenChunker", {"max_tokens": True}, False),
+        ("SentenceChunker", {"max_tokens": 5, "overlap_sentences": 1}, True),
+        ("SentenceChunker", {"max_tokens": float("nan")}, False),
+        ("RecursiveChunker", {"max_tokens": 6, "overlap_tokens": 2}, True),
+        (
+            "RecursiveChunker",
+            {"max_tokens": 6, "overlap_tokens": 2, "tokenizer": "whitespace"},
+            False,
+        ),
+    ],
+)
+def test_whole_number_options_run_in_rust(monkeypatch, name, kwargs, in_rust):
+    """The usual call runs the chunker in Rust; JS number quirks and injected tokenizers
+    take the general path. Both give the reference's chunks."""
+    calls = spy_on(monkeypatch, "voltagent_chunks")
+    text = "One two three. Four five six seven!\n\nEight 😀 nine? Ten.\n\n\nEleven twelve."
+    got = outcome(lambda: getattr(native, name)().chunk(text, **kwargs))
+    assert len(calls) == int(in_rust)
+    assert got == outcome(lambda: getattr(reference, name)().chunk(text, **kwargs))
+
+
+@pytest.mark.parametrize("name", ["TokenChunker", "SentenceChunker", "RecursiveChunker"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lone \ud800 high. And \udc00 low!\n\nA pair \ud83d\ude00 of halves. 😀 real one.",
+        "世界世界世界. 😀😀😀 drift 𝔘𝔘 here.\n\n你好，世界。🇫🇷 flags! " * 3,
+    ],
+)
+def test_surrogates_and_drift_in_rust(monkeypatch, name, text):
+    """Text with lone surrogates reaches Rust as UTF-16 (its str has no UTF-8 form), and
+    slices that a drifted offset cuts inside a pair keep the lone half, as upstream's do."""
+    calls = spy_on(monkeypatch, "voltagent_chunks")
+    opts = {"max_tokens": 4, "overlap_tokens" if name == "RecursiveChunker" else "overlap": 1}
+    if name == "SentenceChunker":
+        opts = {"max_tokens": 4, "overlap_sentences": 1}
+    got = outcome(lambda: getattr(native, name)().chunk(text, **opts))
+    assert calls, "the usual call runs in Rust"
+    assert got[0] == "ok"
+    assert got == outcome(lambda: getattr(reference, name)().chunk(text, **opts))
+
+
+@pytest.mark.parametrize("name", ["TokenChunker", "SentenceChunker", "RecursiveChunker"])
+def test_special_token_text_takes_the_general_path(monkeypatch, name):
+    calls = spy_on(monkeypatch, "voltagent_chunks")
+    text = "Fine. Then <|endoftext|> here.\n\nMore."
+    got = outcome(lambda: getattr(native, name)().chunk(text, max_tokens=3))
+    assert len(calls) == 1  # asked, and declined
+    assert got[0] == "raised"
+    assert "<|endoftext|>" in got[2]
+    assert got == outcome(lambda: getattr(reference, name)().chunk(text, max_tokens=3))
 
 
 # -- the spec's worked examples ------------------------------------------------------------

@@ -95,6 +95,7 @@ __all__ = [
     "ragflow_parse_delimiter_field",
     "ragflow_parser_txt",
     "ragflow_remove_tag",
+    "voltagent_chunks",
     "voltagent_counts",
     "voltagent_prefix_counts",
     "voltagent_token_ends",
@@ -211,6 +212,14 @@ def voltagent_token_values(text: str) -> list[str]:
 
 def voltagent_counts(texts: list[str]) -> npt.NDArray[np.int64]:
     """``countTokens`` of each text, in parallel."""
+
+def voltagent_chunks(
+    chunker: str, text: str | bytes, max_tokens: int, overlap: int
+) -> npt.NDArray[np.int64] | None:
+    """VoltAgent's ``"token"``, ``"sentence"``, ``"recursive-tokens"`` or
+    ``"recursive-chars"`` chunker with whole-number options: one row of 16 numbers per
+    chunk (``rust/compat/voltagent/chunkers.rs``), or ``None`` when the text holds a
+    special token. ``text`` is a ``str``, or the UTF-16-LE bytes of a JS-form string."""
 
 def voltagent_prefix_counts(text: str, positions: npt.NDArray[np.uint64]) -> npt.NDArray[np.int64]:
     """``countTokens(text.slice(0, k))`` for each UTF-16 position, from one pass

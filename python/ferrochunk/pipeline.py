@@ -9,19 +9,18 @@ turns them into chunks for every config, native or reference.
 from __future__ import annotations
 
 import codecs
-import gc
 import os
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from . import _native
+from ._gc import gc_paused
 from ._validate import describe, require_choice, require_int, require_str
 from .config import CONFIGS, CleanRules, Config, SentenceWindows
 from .errors import ConfigError, ConfigTypeError, InputDecodeError, InputTypeError
@@ -93,20 +92,6 @@ def _chunk(row: Sequence[int], text: str, metadata: Metadata) -> Chunk:
     )
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pauses the cyclic garbage collector while many chunks are built: each allocation
-    counts toward a collection, and collections then traverse every chunk built so far."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def _build(config: Config, batch: Batch) -> list[Chunk]:
     """Chunks from a batch: top-level rows, each followed by its children's rows."""
     table, spans, texts = batch
@@ -117,7 +102,7 @@ def _build(config: Config, batch: Batch) -> list[Chunk]:
     else:
         spans = [(s[2], s[3]) for s in spans]
     keys, child_keys = config._metadata, config._child_metadata
-    with _gc_paused():
+    with gc_paused():
         if keys == ("oversize",) and not child_keys:
             return [
                 _chunk(row, text, _OVERSIZE[bool(row[8])])

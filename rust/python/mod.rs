@@ -50,5 +50,6 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(voltagent::py_token_values, m)?)?;
     m.add_function(wrap_pyfunction!(voltagent::py_counts, m)?)?;
     m.add_function(wrap_pyfunction!(voltagent::py_prefix_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(voltagent::py_chunks, m)?)?;
     Ok(())
 }

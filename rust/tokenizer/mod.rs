@@ -198,6 +198,24 @@ impl Tokenizer {
         ids
     }
 
+    /// The first `n` ids of [`Tokenizer::encode_ids`], encoding only the pieces they
+    /// need. Each piece still sees the whole text, so its look-ahead is the same.
+    pub fn first_ids(&self, text: &str, n: usize) -> Vec<u32> {
+        let bytes = text.as_bytes();
+        let mut ids = Vec::with_capacity(n.min(text.len()));
+        with_memo(self.engine, |memo| {
+            let mut one = [0u32; 1];
+            let mut at = 0;
+            while at < text.len() && ids.len() < n {
+                let end = self.pre.piece_end(text, at);
+                ids.extend_from_slice(memo.tokens(self.engine, &bytes[at..end], &mut one));
+                at = end;
+            }
+        });
+        ids.truncate(n);
+        ids
+    }
+
     /// Token ids with the byte offset where each token starts.
     ///
     /// # Errors
@@ -515,6 +533,17 @@ mod tests {
             let mut ours = Vec::new();
             engine.merge_short(piece.as_bytes(), &mut ours);
             prop_assert_eq!(ours, engine.bpe().bpe.encode_via_backtracking(piece.as_bytes()));
+        }
+
+        #[test]
+        fn first_ids_are_a_prefix_of_the_encoding(
+            text in "\\PC{0,64}|[a-z 你好😀\u{200d}\r\n\t]{0,64}", n in 0usize..40
+        ) {
+            for enc in [Encoding::Cl100kBase, Encoding::O200kBase, Encoding::Cl100kJs] {
+                let enc = tok(enc);
+                let all = enc.encode_ids(&text);
+                prop_assert_eq!(enc.first_ids(&text, n), &all[..n.min(all.len())]);
+            }
         }
 
         #[test]

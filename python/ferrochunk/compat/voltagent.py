@@ -9,8 +9,14 @@ slice.
 The default tokenizer is js-tiktoken's ``cl100k_base`` as upstream sees it, run in Rust:
 one encoding per text with the js-tiktoken split (JavaScript ``\\s``), offsets as running
 decoded lengths (§2.2 drift included), batch counts, and every prefix count a sentence
-group needs from one pass. The chunkers' orchestration is the reference's Python with
-this tokenizer injected, so both backends share one reading of the spec.
+group needs from one pass.
+
+With that tokenizer and whole-number options (the usual call), the chunkers run in Rust
+(``rust/compat/voltagent/``): windows, sentence packing, paragraphs, overlap and line
+positions come back as rows of numbers, and Python only slices the text and builds
+upstream's dicts. Fractional, NaN or huge options, an injected tokenizer, and text that
+holds a special token take the reference's orchestration with the native tokenizer, so
+JS number quirks and upstream's errors stay in one place.
 
 >>> from ferrochunk.compat.voltagent import TokenChunker
 >>> chunks = TokenChunker().chunk("One two three four five.", max_tokens=3, overlap=1)
@@ -20,15 +26,20 @@ this tokenizer injected, so both backends share one reading of the spec.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
 import numpy as np
 
 from .. import _native
+from .._gc import gc_paused
 from ..reference import voltagent as _ref
 from ..reference.voltagent import chunkers as _chunkers
 from ..reference.voltagent._js import from_js, js_slice, to_js
+from ..reference.voltagent.text import MetadataInput, build_metadata
 from ..reference.voltagent.tokenizers import JsTokenizer, check_encoding
 from ..tokenizers import utf8_safe
-from ..types import VoltAgentSegment, VoltAgentToken
+from ..types import VoltAgentChunk, VoltAgentSegment, VoltAgentToken
 
 __all__ = [
     "JsTokenizer",
@@ -145,10 +156,150 @@ def split_into_paragraphs(
     )
 
 
+# -- the chunkers: Rust for the usual call, the reference's orchestration otherwise ------
+_JS_SAFE = 2**53  # beyond it a JS number is not a whole number we can mirror exactly
+# Row columns (rust/compat/voltagent/chunkers.rs, Row::columns) and kinds.
+_WINDOW, _GROUP, _PARAGRAPH, _PARAGRAPH_GROUP, _GROUP_WINDOW, _OVERLAP = range(6)
+
+
+def _whole(*values: Any) -> bool:
+    """True when every option is a whole number that Rust reads as JS would."""
+    return all(type(v) is int and -_JS_SAFE <= v <= _JS_SAFE for v in values)
+
+
+def _native_rows(chunker: str, text: Any, size: Any, overlap: Any) -> _Rows | None:
+    """The rows of ``text``, or ``None`` for the general path."""
+    if not (isinstance(text, str) and _whole(size, overlap)):
+        return None
+    js = None
+    try:
+        rows = _native.voltagent_chunks(chunker, text, size, overlap)
+    except UnicodeEncodeError:  # lone surrogates: Rust reads the JS form's UTF-16 instead
+        js = to_js(text)
+        rows = _native.voltagent_chunks(
+            chunker, js.encode("utf-16-le", "surrogatepass"), size, overlap
+        )
+    return None if rows is None else _Rows(text, js, rows.tolist())
+
+
+class _Rows(NamedTuple):
+    """Rust's rows for ``text``; ``js`` is its JS form once a row needed it."""
+
+    text: str
+    js: str | None
+    rows: list[list[int]]
+
+
+def _build(found: _Rows, label: str, meta: MetadataInput) -> list[VoltAgentChunk]:
+    """Upstream's dicts from the rows, key order included (see ``reference.chunkers``).
+
+    A content is sliced from the text by code points; only where a drifted offset cuts a
+    surrogate pair (or the text has lone surrogates) is it cut from the JS form, and the
+    lone half kept, as upstream returns it."""
+    with gc_paused():
+        return _dicts(found, label, meta)
+
+
+def _dicts(found: _Rows, label: str, meta: MetadataInput) -> list[VoltAgentChunk]:
+    text, js, rows = found
+    token, sentence, paragraph, sentence_token = (
+        build_metadata("text", kind, meta)
+        for kind in ("token", "sentence", "paragraph", "sentence-token")
+    )
+    out: list[VoltAgentChunk] = []
+    append = out.append
+    for kind, ident, c0, c1, start, end, tokens, a, b, para, sl, sc, el, ec, p0, p1 in rows:
+        if p0 >= 0 and p1 >= 0:
+            content = text[p0:p1]
+        else:
+            js = to_js(text) if js is None else js
+            content = from_js(js[c0:c1])
+        chunk: Any
+        if kind == _OVERLAP:
+            chunk = {"id": f"{label}-overlap-{ident}", "content": content, "start": start}
+            chunk["end"] = end
+            chunk["label"] = f"{label}-overlap"
+        elif kind == _PARAGRAPH:
+            chunk = {"id": f"recursive-{ident}", "content": content, "start": start}
+            chunk["end"] = end
+            chunk["tokens"] = tokens
+            chunk["label"] = label
+            chunk["metadata"] = {**paragraph, "paragraphIndex": para}
+        else:
+            position = {"start": {"line": sl, "column": sc}, "end": {"line": el, "column": ec}}
+            if kind in (_WINDOW, _GROUP_WINDOW):
+                metadata = {**token, "tokenStart": a, "tokenEnd": b, "position": position}
+            else:
+                metadata = {**sentence, "chunkIndex": a, "sentenceCount": b, "position": position}
+            if kind == _WINDOW:
+                key, name = f"token-{ident}", label
+            elif kind == _GROUP:
+                key, name = f"sentence-{ident}", label
+            elif kind == _PARAGRAPH_GROUP:  # tagged over the group's own metadata
+                key, name = f"recursive-{ident}", f"{label}-sentence"
+                metadata = {**metadata, **sentence, "paragraphIndex": para}
+            else:
+                key, name = f"recursive-{ident}", f"{label}-token"
+                metadata = {**metadata, **sentence_token, "paragraphIndex": para}
+            chunk = {"id": key, "content": content, "start": start, "end": end}
+            chunk["metadata"] = metadata
+            chunk["tokens"] = tokens
+            chunk["label"] = name
+        append(chunk)
+    return out
+
+
+def _rust_first(
+    chunker: _chunkers.TokenChunker | _chunkers.SentenceChunker | _chunkers.RecursiveChunker,
+    general: Callable[..., list[VoltAgentChunk]],
+    rust_name: str,
+    text: Any,
+    overlap_name: str,
+    defaults: tuple[int, int, str],
+    options: dict[str, Any],
+) -> list[VoltAgentChunk]:
+    """``chunker.chunk(text, **options)`` in Rust when the call allows it (the module
+    notes), else by ``general``, the reference's method."""
+    size, overlap = options["max_tokens"], options[overlap_name]
+    found = (
+        _native_rows(
+            rust_name,
+            text,
+            defaults[0] if size is None else size,
+            defaults[1] if overlap is None else overlap,
+        )
+        if isinstance(text, str) and chunker._pick(options["tokenizer"]) is _DEFAULT
+        else None
+    )
+    if found is None:
+        return general(text, **options)
+    meta = MetadataInput(options["doc_id"], options["source_id"], options["base_metadata"])
+    label = options["label"]
+    return _build(found, defaults[2] if label is None else label, meta)
+
+
 class TokenChunker(_chunkers.TokenChunker):
     """§5 ``TokenChunker``; the default tokenizer is native."""
 
     default_tokenizer = staticmethod(default_tokenizer)
+
+    def chunk(
+        self,
+        text: str,
+        *,
+        max_tokens: float | None = None,
+        overlap: float | None = None,
+        tokenizer: JsTokenizer | str | None = None,
+        label: str | None = None,
+        doc_id: Any = None,
+        source_id: Any = None,
+        base_metadata: Mapping[str, Any] | None = None,
+    ) -> list[VoltAgentChunk]:
+        options: dict[str, Any] = {"max_tokens": max_tokens, "overlap": overlap}
+        options.update(tokenizer=tokenizer, label=label, doc_id=doc_id, source_id=source_id)
+        options["base_metadata"] = base_metadata
+        defaults = (200, 0, "token")
+        return _rust_first(self, super().chunk, "token", text, "overlap", defaults, options)
 
 
 class SentenceChunker(_chunkers.SentenceChunker):
@@ -156,8 +307,48 @@ class SentenceChunker(_chunkers.SentenceChunker):
 
     default_tokenizer = staticmethod(default_tokenizer)
 
+    def chunk(
+        self,
+        text: str,
+        *,
+        max_tokens: float | None = None,
+        overlap_sentences: float | None = None,
+        tokenizer: JsTokenizer | str | None = None,
+        label: str | None = None,
+        doc_id: Any = None,
+        source_id: Any = None,
+        base_metadata: Mapping[str, Any] | None = None,
+    ) -> list[VoltAgentChunk]:
+        options: dict[str, Any] = {"max_tokens": max_tokens}
+        options["overlap_sentences"] = overlap_sentences
+        options.update(tokenizer=tokenizer, label=label, doc_id=doc_id, source_id=source_id)
+        options["base_metadata"] = base_metadata
+        defaults = (200, 0, "sentence")
+        return _rust_first(
+            self, super().chunk, "sentence", text, "overlap_sentences", defaults, options
+        )
+
 
 class RecursiveChunker(_chunkers.RecursiveChunker):
     """§7 ``RecursiveChunker``; the default tokenizer is native."""
 
     default_tokenizer = staticmethod(default_tokenizer)
+
+    def chunk(
+        self,
+        text: str,
+        *,
+        max_tokens: float | None = None,
+        overlap_tokens: float | None = None,
+        tokenizer: JsTokenizer | str | None = None,
+        label: str | None = None,
+        doc_id: Any = None,
+        source_id: Any = None,
+        base_metadata: Mapping[str, Any] | None = None,
+    ) -> list[VoltAgentChunk]:
+        options: dict[str, Any] = {"max_tokens": max_tokens, "overlap_tokens": overlap_tokens}
+        options.update(tokenizer=tokenizer, label=label, doc_id=doc_id, source_id=source_id)
+        options["base_metadata"] = base_metadata
+        name = f"recursive-{self.overlap_unit}"
+        defaults = (300, 0, "recursive")
+        return _rust_first(self, super().chunk, name, text, "overlap_tokens", defaults, options)

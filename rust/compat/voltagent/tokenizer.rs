@@ -5,7 +5,8 @@
 //! not by matching the input. A character split across tokens therefore makes
 //! offsets drift. This module reproduces that from one encoding pass: the ids come
 //! from the js-tiktoken split (`Encoding::Cl100kJs`), the lengths from a per-id
-//! table. The rest of the VoltAgent chunkers is orchestration in Python.
+//! table. The `*_units` functions take JS strings as UTF-16 code units, for the
+//! chunkers (`chunkers.rs`); a lone surrogate reads as U+FFFD, as `TextEncoder` does.
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -81,6 +82,95 @@ pub fn token_values(text: &str) -> Result<Vec<String>> {
         .filter_map(|id| tok.token_bytes(id))
         .map(|b| decoded(b).into_owned())
         .collect())
+}
+
+/// A JS string as the encoder sees it: lone surrogates as U+FFFD (one unit each).
+fn lossy(units: &[u16]) -> String {
+    String::from_utf16_lossy(units)
+}
+
+/// True when the JS string holds a special-token string (the chunkers then leave the
+/// error to the general path, which raises it where upstream does).
+pub fn has_special_units(units: &[u16]) -> Result<bool> {
+    // Every special token starts with "<|": most texts are cleared without a copy.
+    if !units.windows(2).any(|w| w == [0x3C, 0x7C]) {
+        return Ok(false);
+    }
+    Ok(tokenizer()?.contains_special_token(&lossy(units)))
+}
+
+/// [`token_ends`] of a JS string, without the special-token check.
+pub(super) fn ends_units(units: &[u16]) -> Result<Vec<u64>> {
+    let tok = tokenizer()?;
+    let lengths = DECODED_LEN.as_ref().map_err(Clone::clone)?;
+    let mut at = 0u64;
+    let mut ends = Vec::with_capacity(units.len() / 3 + 1);
+    tok.for_each_piece(&lossy(units), |_, tokens| {
+        for &id in tokens {
+            at += u64::from(lengths.get(id as usize).copied().unwrap_or(0));
+            ends.push(at);
+        }
+    });
+    Ok(ends)
+}
+
+/// The end of a JS string's first `n` tokens (its whole length in tokens' terms when
+/// it has fewer), or 0 for none: [`ends_units`]`[n - 1]` without encoding the rest.
+pub(super) fn end_of_first_units(units: &[u16], n: usize) -> Result<u64> {
+    let tok = tokenizer()?;
+    let lengths = DECODED_LEN.as_ref().map_err(Clone::clone)?;
+    Ok(tok
+        .first_ids(&lossy(units), n)
+        .iter()
+        .map(|&id| u64::from(lengths.get(id as usize).copied().unwrap_or(0)))
+        .sum())
+}
+
+/// `countTokens` of a JS string, without the special-token check.
+pub(super) fn count_units(units: &[u16]) -> Result<usize> {
+    Ok(tokenizer()?.count(&lossy(units)))
+}
+
+/// `countTokens(text.slice(0, k))` for every sorted UTF-16 position `k`. A position
+/// inside a surrogate pair leaves a lone half, so that prefix is counted on its own.
+pub(super) fn prefix_counts_units(units: &[u16], sorted: &[usize]) -> Result<Vec<usize>> {
+    let tok = tokenizer()?;
+    let text = lossy(units);
+    // UTF-8 offset of each position in `text`; None inside a pair.
+    let mut bytes: Vec<Option<usize>> = Vec::with_capacity(sorted.len());
+    let (mut unit, mut byte) = (0usize, 0usize);
+    for &k in sorted {
+        let k = k.min(units.len());
+        while unit < k {
+            let u = units[unit];
+            let pair = (0xD800..0xDC00).contains(&u)
+                && units
+                    .get(unit + 1)
+                    .is_some_and(|v| (0xDC00..0xE000).contains(v));
+            if pair && unit + 1 == k {
+                break;
+            }
+            let (step, len) = match u {
+                _ if pair => (2, 4),
+                0..=0x7F => (1, 1),
+                0x80..=0x7FF => (1, 2),
+                _ => (1, 3), // the rest of the BMP, and U+FFFD for a lone surrogate
+            };
+            unit += step;
+            byte += len;
+        }
+        bytes.push((unit == k).then_some(byte));
+    }
+    let whole: Vec<usize> = bytes.iter().flatten().copied().collect();
+    let mut found = tok.prefix_counts(&text, &whole)?.into_iter();
+    sorted
+        .iter()
+        .zip(&bytes)
+        .map(|(&k, at)| match at {
+            Some(_) => Ok(found.next().unwrap_or(0)),
+            None => count_units(&units[..k]),
+        })
+        .collect()
 }
 
 /// `countTokens` of many texts, in parallel.

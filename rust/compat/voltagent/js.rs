@@ -1,0 +1,212 @@
+//! JS strings as UTF-16 code units (specs/voltagent.md §0, §1.2, §3.2, §3.3): trimming,
+//! line positions, and the sentence and paragraph segments. Offsets are code units,
+//! as upstream's are.
+
+/// `String.prototype.trim`'s set: ECMAScript WhiteSpace and LineTerminator.
+fn is_js_space(u: u16) -> bool {
+    matches!(
+        u,
+        0x09..=0x0D
+            | 0x20
+            | 0xA0
+            | 0x1680
+            | 0x2000..=0x200A
+            | 0x2028
+            | 0x2029
+            | 0x202F
+            | 0x205F
+            | 0x3000
+            | 0xFEFF
+    )
+}
+
+/// `units[start..end]` trimmed, as a range.
+pub fn trim(units: &[u16], start: usize, end: usize) -> (usize, usize) {
+    let mut a = start;
+    let mut b = end;
+    while a < b && is_js_space(units[a]) {
+        a += 1;
+    }
+    while b > a && is_js_space(units[b - 1]) {
+        b -= 1;
+    }
+    (a, b)
+}
+
+/// §1.2 line starts: 0, then after every `\r\n`, lone `\r` and `\n`.
+pub fn line_map(units: &[u16]) -> Vec<usize> {
+    let mut map = vec![0];
+    let mut i = 0;
+    while i < units.len() {
+        match units[i] {
+            0x0D if units.get(i + 1) == Some(&0x0A) => {
+                i += 2;
+                map.push(i);
+            }
+            0x0A | 0x0D => {
+                i += 1;
+                map.push(i);
+            }
+            _ => i += 1,
+        }
+    }
+    map
+}
+
+/// §1.2 `offsetToLineCol` of a non-negative offset: 1-based line and column.
+pub fn line_col(offset: u64, map: &[usize]) -> (u64, u64) {
+    let line = map.partition_point(|&s| s as u64 <= offset);
+    (line as u64, offset - map[line - 1] as u64 + 1)
+}
+
+/// The code-point offset of each sorted unit offset, or `None` where it cuts a
+/// surrogate pair (a Python `str` can only be sliced there in JS form).
+pub fn char_offsets(units: &[u16], sorted: &[usize]) -> Vec<Option<usize>> {
+    let (mut unit, mut chars) = (0usize, 0usize);
+    let mut out = Vec::with_capacity(sorted.len());
+    for &k in sorted {
+        while unit < k.min(units.len()) {
+            let pair = (0xD800..0xDC00).contains(&units[unit])
+                && units
+                    .get(unit + 1)
+                    .is_some_and(|v| (0xDC00..0xE000).contains(v));
+            if pair && unit + 1 == k {
+                break;
+            }
+            unit += if pair { 2 } else { 1 };
+            chars += 1;
+        }
+        out.push((unit == k).then_some(chars));
+    }
+    out
+}
+
+/// A sentence or paragraph: its offsets and the range whose tokens it counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    pub start: usize,
+    pub end: usize,
+    pub counted: (usize, usize),
+}
+
+fn is_terminator(u: u16) -> bool {
+    matches!(u, 0x21 | 0x2E | 0x3F) // ! . ?
+}
+
+/// §3.2 matches of `[^.!?]+[.!?]+|[^.!?]+\Z` whose trimmed text is not empty, each
+/// counted trimmed. Text made only of terminators is one segment, counted untrimmed.
+pub fn sentences(units: &[u16]) -> Vec<Segment> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < units.len() {
+        if is_terminator(units[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < units.len() && !is_terminator(units[i]) {
+            i += 1;
+        }
+        while i < units.len() && is_terminator(units[i]) {
+            i += 1;
+        }
+        let counted = trim(units, start, i);
+        if counted.0 < counted.1 {
+            out.push(Segment {
+                start,
+                end: i,
+                counted,
+            });
+        }
+    }
+    let whole = trim(units, 0, units.len());
+    if out.is_empty() && whole.0 < whole.1 {
+        out.push(Segment {
+            start: 0,
+            end: units.len(),
+            counted: (0, units.len()),
+        });
+    }
+    out
+}
+
+/// §3.3 the parts between runs of two or more `\n`, trimmed, empty ones dropped.
+/// Upstream finds each with `indexOf` from the previous end; only white space lies
+/// before a part, so that is where it starts.
+pub fn paragraphs(units: &[u16]) -> Vec<Segment> {
+    let mut out = Vec::new();
+    let mut push = |a: usize, b: usize| {
+        let (start, end) = trim(units, a, b);
+        if start < end {
+            out.push(Segment {
+                start,
+                end,
+                counted: (start, end),
+            });
+        }
+    };
+    let mut from = 0;
+    let mut i = 0;
+    while i < units.len() {
+        if units[i] != 0x0A {
+            i += 1;
+            continue;
+        }
+        let run = i;
+        while i < units.len() && units[i] == 0x0A {
+            i += 1;
+        }
+        if i - run >= 2 {
+            push(from, run);
+            from = i;
+        }
+    }
+    push(from, units.len());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(s: &str) -> Vec<u16> {
+        s.encode_utf16().collect()
+    }
+
+    #[test]
+    fn line_map_counts_crlf_once() {
+        assert_eq!(line_map(&u("a\r\nb\rc\nd")), vec![0, 3, 5, 7]);
+        assert_eq!(line_col(4, &[0, 3, 5, 7]), (2, 2));
+    }
+
+    #[test]
+    fn char_offsets_count_pairs_once_and_refuse_their_middle() {
+        let text = u("a😀b😀");
+        assert_eq!(
+            char_offsets(&text, &[0, 1, 2, 3, 4, 6]),
+            vec![Some(0), Some(1), None, Some(2), Some(3), Some(4)]
+        );
+    }
+
+    #[test]
+    fn sentences_keep_leading_space_and_count_trimmed() {
+        let text = u("..Hi there. Bye!? tail");
+        let got: Vec<_> = sentences(&text).iter().map(|s| (s.start, s.end)).collect();
+        assert_eq!(got, vec![(2, 11), (11, 17), (17, 22)]);
+        assert_eq!(
+            sentences(&u("...  ")),
+            vec![Segment {
+                start: 0,
+                end: 5,
+                counted: (0, 5)
+            }]
+        );
+    }
+
+    #[test]
+    fn paragraphs_split_on_double_newlines_only() {
+        let text = u(" a\nb \n\n\n\n c\n\n \n\n");
+        let got: Vec<_> = paragraphs(&text).iter().map(|p| (p.start, p.end)).collect();
+        assert_eq!(got, vec![(1, 4), (10, 11)]);
+    }
+}
