@@ -9,6 +9,7 @@ use super::arrays::{counts_array, rows_array};
 use super::errors::{guard, IntoPy};
 use crate::compat::voltagent::{self, chunkers, chunkers::OverlapUnit, js};
 use crate::error::{Error, Result};
+use crate::text::offsets::{convert_sorted, Unit};
 
 #[pyfunction]
 #[pyo3(name = "voltagent_token_ends")]
@@ -114,18 +115,24 @@ pub fn py_chunks<'py>(
                         expected: "'token', 'sentence', 'recursive-tokens' or 'recursive-chars'",
                     }),
                 }?;
-                let mut bounds: Vec<usize> = Vec::new();
+                // Content bounds in code points, to slice the str; -1 inside a pair.
+                let mut bounds: Vec<u64> = Vec::new();
                 if matches!(input, JsInput::Str(_)) {
                     bounds = rows
                         .iter()
                         .flat_map(|r| [r.content.0, r.content.1])
+                        .filter(|&k| !js::inside_pair(&units, k))
+                        .map(|k| k as u64)
                         .collect();
                     bounds.sort_unstable();
                     bounds.dedup();
                 }
-                let offsets = js::char_offsets(&units, &bounds);
-                let at = |k: usize| match bounds.binary_search(&k) {
-                    Ok(i) => offsets[i].map_or(-1, |c| c as i64),
+                let chars = match &input {
+                    JsInput::Str(s) => convert_sorted(s, &bounds, Unit::Utf16, Unit::Char)?,
+                    JsInput::Utf16(_) => Vec::new(),
+                };
+                let at = |k: usize| match bounds.binary_search(&(k as u64)) {
+                    Ok(i) => chars[i] as i64,
                     Err(_) => -1,
                 };
                 Ok(Some(

@@ -59,26 +59,12 @@ pub fn line_col(offset: u64, map: &[usize]) -> (u64, u64) {
     (line as u64, offset - map[line - 1] as u64 + 1)
 }
 
-/// The code-point offset of each sorted unit offset, or `None` where it cuts a
-/// surrogate pair (a Python `str` can only be sliced there in JS form).
-pub fn char_offsets(units: &[u16], sorted: &[usize]) -> Vec<Option<usize>> {
-    let (mut unit, mut chars) = (0usize, 0usize);
-    let mut out = Vec::with_capacity(sorted.len());
-    for &k in sorted {
-        while unit < k.min(units.len()) {
-            let pair = (0xD800..0xDC00).contains(&units[unit])
-                && units
-                    .get(unit + 1)
-                    .is_some_and(|v| (0xDC00..0xE000).contains(v));
-            if pair && unit + 1 == k {
-                break;
-            }
-            unit += if pair { 2 } else { 1 };
-            chars += 1;
-        }
-        out.push((unit == k).then_some(chars));
-    }
-    out
+/// True when unit offset `k` falls between the two halves of a surrogate pair.
+pub fn inside_pair(units: &[u16], k: usize) -> bool {
+    k > 0
+        && k < units.len()
+        && (0xD800..0xDC00).contains(&units[k - 1])
+        && (0xDC00..0xE000).contains(&units[k])
 }
 
 /// A sentence or paragraph: its offsets and the range whose tokens it counts.
@@ -180,12 +166,13 @@ mod tests {
     }
 
     #[test]
-    fn char_offsets_count_pairs_once_and_refuse_their_middle() {
-        let text = u("a😀b😀");
-        assert_eq!(
-            char_offsets(&text, &[0, 1, 2, 3, 4, 6]),
-            vec![Some(0), Some(1), None, Some(2), Some(3), Some(4)]
-        );
+    fn only_the_middle_of_a_pair_is_inside_it() {
+        let mut text = u("a😀b");
+        text.extend([0xD800, u16::from(b'c')]); // a lone high surrogate is no pair
+        let inside: Vec<usize> = (0..=text.len())
+            .filter(|&k| inside_pair(&text, k))
+            .collect();
+        assert_eq!(inside, vec![2]);
     }
 
     #[test]

@@ -131,46 +131,20 @@ pub(super) fn count_units(units: &[u16]) -> Result<usize> {
     Ok(tokenizer()?.count(&lossy(units)))
 }
 
-/// `countTokens(text.slice(0, k))` for every sorted UTF-16 position `k`. A position
-/// inside a surrogate pair leaves a lone half, so that prefix is counted on its own.
+/// `countTokens(text.slice(0, k))` for every sorted UTF-16 position `k`, from one pass.
 pub(super) fn prefix_counts_units(units: &[u16], sorted: &[usize]) -> Result<Vec<usize>> {
-    let tok = tokenizer()?;
     let text = lossy(units);
-    // UTF-8 offset of each position in `text`; None inside a pair.
-    let mut bytes: Vec<Option<usize>> = Vec::with_capacity(sorted.len());
-    let (mut unit, mut byte) = (0usize, 0usize);
-    for &k in sorted {
-        let k = k.min(units.len());
-        while unit < k {
-            let u = units[unit];
-            let pair = (0xD800..0xDC00).contains(&u)
-                && units
-                    .get(unit + 1)
-                    .is_some_and(|v| (0xDC00..0xE000).contains(v));
-            if pair && unit + 1 == k {
-                break;
-            }
-            let (step, len) = match u {
-                _ if pair => (2, 4),
-                0..=0x7F => (1, 1),
-                0x80..=0x7FF => (1, 2),
-                _ => (1, 3), // the rest of the BMP, and U+FFFD for a lone surrogate
-            };
-            unit += step;
-            byte += len;
+    let positions: Vec<u64> = sorted.iter().map(|&k| k as u64).collect();
+    // A lone surrogate became U+FFFD, one unit as before, so the positions still hold.
+    match convert_sorted(&text, &positions, Unit::Utf16, Unit::Byte) {
+        Ok(bytes) => {
+            let bytes: Vec<usize> = bytes.into_iter().map(|b| b as usize).collect();
+            tokenizer()?.prefix_counts(&text, &bytes)
         }
-        bytes.push((unit == k).then_some(byte));
+        // A position inside a surrogate pair leaves a lone half: each prefix on its own,
+        // as upstream counts them.
+        Err(_) => sorted.iter().map(|&k| count_units(&units[..k])).collect(),
     }
-    let whole: Vec<usize> = bytes.iter().flatten().copied().collect();
-    let mut found = tok.prefix_counts(&text, &whole)?.into_iter();
-    sorted
-        .iter()
-        .zip(&bytes)
-        .map(|(&k, at)| match at {
-            Some(_) => Ok(found.next().unwrap_or(0)),
-            None => count_units(&units[..k]),
-        })
-        .collect()
 }
 
 /// `countTokens` of many texts, in parallel.
