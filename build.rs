@@ -7,7 +7,7 @@
 //! The split patterns (`rust/tokenizer/patterns.rs`) are compiled into dense DFAs and
 //! serialized to `$OUT_DIR/<split>.dfa`, so no process compiles a Unicode regex.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::error::Error;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -79,6 +79,8 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         }
     }
 
+    let chars = char_table(&tokens, &by_bytes);
+
     let file = std::fs::File::create(out.join(format!("{name}.tables")))?;
     let mut f = std::io::BufWriter::new(file);
     let mut put = |v: u32| f.write_all(&v.to_le_bytes());
@@ -96,11 +98,138 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         .chain(&byte_ids)
         .chain(&byte_pairs)
         .chain(&pair_table)
+        .chain(&chars)
     {
         put(*v)?;
     }
     f.write_all(&all)?;
     Ok(())
+}
+
+/// Words per entry of the three-byte character table (read by `Tables::char_parts`).
+const CHAR_WORDS: usize = 6;
+
+/// For every three-byte UTF-8 character: the tokens its bytes merge into on their own,
+/// and the neighbouring bytes next to which that merge is not certain to happen first.
+///
+/// BPE merges the lowest-ranked pair first. A character's own merges all come before any
+/// merge across its edges when every token that could form across an edge, while the
+/// character is in any of its intermediate states, ranks above all of its own merges. The
+/// byte beside the character is known when a piece is merged, so the hazards are kept per
+/// neighbouring byte: bit `p - 0x80` of the left mask for a continuation byte `p` before
+/// it, bit `q - 0xC0` of the right mask for a lead byte `q` after it; bits 0 and 1 of the
+/// right mask (0xC0 and 0xC1 never occur in UTF-8) stand for an ASCII byte after and
+/// before it. Over-approximating the tokens that could form keeps this exact.
+///
+/// Bit 62 of the right mask: the last token of the character joins no token that starts
+/// with a lead byte; bit 63: its first token joins no token that ends with a continuation
+/// byte. Most pairs of CJK characters are no token, and these bits say so without a
+/// lookup.
+fn char_table(tokens: &[&[u8]], by_bytes: &HashMap<&[u8], u32>) -> Vec<u32> {
+    // For each token suffix (prefix) of up to three bytes: the byte before (after) it in
+    // some longer token, with the lowest rank of such a token.
+    let mut before: HashMap<&[u8], HashMap<u8, u32>> = HashMap::new();
+    let mut after: HashMap<&[u8], HashMap<u8, u32>> = HashMap::new();
+    for (id, t) in tokens.iter().enumerate() {
+        let id = id as u32;
+        for k in 1..t.len() {
+            if t.len() - k <= 3 {
+                let low = before
+                    .entry(&t[k..])
+                    .or_default()
+                    .entry(t[k - 1])
+                    .or_insert(id);
+                *low = (*low).min(id);
+            }
+            if k <= 3 {
+                let low = after.entry(&t[..k]).or_default().entry(t[k]).or_insert(id);
+                *low = (*low).min(id);
+            }
+        }
+    }
+    // Tokens that join a token starting with a lead byte on their right, and tokens that
+    // join a token ending with a continuation byte on their left.
+    let mut joins_lead: HashSet<&[u8]> = HashSet::new();
+    let mut joins_continuation: HashSet<&[u8]> = HashSet::new();
+    for t in tokens {
+        for k in 1..t.len() {
+            let (a, b) = t.split_at(k);
+            if by_bytes.contains_key(a) && by_bytes.contains_key(b) {
+                if b[0] >= 0xC0 {
+                    joins_lead.insert(a);
+                }
+                if (0x80..0xC0).contains(&a[a.len() - 1]) {
+                    joins_continuation.insert(b);
+                }
+            }
+        }
+    }
+    let rank = |bytes: &[u8]| by_bytes.get(bytes).copied();
+    let mut table = vec![u32::MAX; CHAR_WORDS << 16];
+    for index in 0..1usize << 16 {
+        let bytes = [
+            0xE0 | (index >> 12) as u8,
+            0x80 | ((index >> 6) & 0x3F) as u8,
+            0x80 | (index & 0x3F) as u8,
+        ];
+        // The character's own merges, tiktoken's way: lowest rank first, leftmost on ties.
+        let mut parts: Vec<&[u8]> = vec![&bytes[..1], &bytes[1..2], &bytes[2..]];
+        let mut states = vec![parts.clone()];
+        let mut highest = None;
+        loop {
+            let best = (0..parts.len() - 1)
+                .filter_map(|i| {
+                    let joined = [parts[i], parts[i + 1]].concat();
+                    rank(&joined).map(|r| (r, i))
+                })
+                .min();
+            let Some((r, i)) = best else { break };
+            highest = Some(r);
+            let len = parts[i].len() + parts[i + 1].len();
+            let start = parts[..i].iter().map(|p| p.len()).sum::<usize>();
+            parts.splice(i..i + 2, [&bytes[start..start + len]]);
+            states.push(parts.clone());
+        }
+        let Some(highest) = highest else { continue };
+        let (mut left, mut right) = (0u64, 0u64);
+        for state in &states {
+            for (&p, &r) in before.get(state[0]).into_iter().flatten() {
+                if r <= highest {
+                    match p {
+                        0x00..=0x7F => right |= 2,
+                        0x80..=0xBF => left |= 1 << (p - 0x80),
+                        _ => {} // a lead byte never ends the character before
+                    }
+                }
+            }
+            for (&q, &r) in after.get(state[state.len() - 1]).into_iter().flatten() {
+                if r <= highest {
+                    match q {
+                        0x00..=0x7F => right |= 1,
+                        0xC2..=0xFF => right |= 1 << (q - 0xC0),
+                        _ => {} // a continuation byte never starts the character after
+                    }
+                }
+            }
+        }
+        let alone_right = !joins_lead.contains(parts[parts.len() - 1]);
+        let alone_left = !joins_continuation.contains(parts[0]);
+        right |= u64::from(alone_right) << 62 | u64::from(alone_left) << 63;
+        // Some pair merged, so at most two parts are left; every part is a token.
+        let Some(ids) = parts.iter().map(|p| rank(p)).collect::<Option<Vec<u32>>>() else {
+            continue;
+        };
+        let entry = &mut table[index * CHAR_WORDS..(index + 1) * CHAR_WORDS];
+        entry[0] = ids[0];
+        entry[1] = ids.get(1).copied().unwrap_or(u32::MAX);
+        entry[2..].copy_from_slice(&[
+            left as u32,
+            (left >> 32) as u32,
+            right as u32,
+            (right >> 32) as u32,
+        ]);
+    }
+    table
 }
 
 fn write_dfas(out: &Path) -> Result<(), Box<dyn Error>> {
@@ -115,12 +244,30 @@ fn write_dfas(out: &Path) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+/// Two bitmaps over the three-byte characters (bit `c` for code point `c`): `\p{L}`, then
+/// `\p{N}`, by the same Unicode tables the split DFAs were compiled with.
+fn write_classes(out: &Path) -> Result<(), Box<dyn Error>> {
+    let mut bits = vec![0u8; 2 << 13];
+    for (k, class) in [r"\A\p{L}\z", r"\A\p{N}\z"].into_iter().enumerate() {
+        let re = regex_automata::meta::Regex::new(class)?;
+        for c in (0x800..=0xFFFF).filter_map(char::from_u32) {
+            if re.is_match(c.encode_utf8(&mut [0; 4]).as_bytes()) {
+                let c = c as usize;
+                bits[(k << 13) + c / 8] |= 1 << (c % 8);
+            }
+        }
+    }
+    std::fs::write(out.join("classes3.bits"), bits)?;
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-changed=rust/tokenizer/table_hash.rs");
     println!("cargo::rerun-if-changed=rust/tokenizer/patterns.rs");
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     write_dfas(&out)?;
+    write_classes(&out)?;
     write_tables(&out, "cl100k_base", bpe_openai::cl100k_base())?;
     write_tables(&out, "o200k_base", bpe_openai::o200k_base())?;
     Ok(())

@@ -5,8 +5,12 @@
 //! - Pieces up to `SHORT_PIECE` bytes are merged with tiktoken's own algorithm
 //!   (lowest rank first, leftmost on ties), with ranks looked up by (left id,
 //!   right id): a linear scan for a few parts, a min-heap over a linked list for
-//!   longer ones (CJK runs). Longer pieces (a 5 MB run of letters is one piece)
-//!   use bpe's linear-time backtracking encoder.
+//!   longer ones. Longer pieces (a 5 MB run of letters is one piece) use bpe's
+//!   linear-time backtracking encoder.
+//! - A piece with three-byte characters (CJK, kana, Hangul) starts from whole
+//!   characters where the build script proved that BPE merges each one's bytes
+//!   before anything across its edges (`Tables::char_parts`): a third as many
+//!   parts, the same tokens.
 
 use std::cell::RefCell;
 use std::cmp::Reverse;
@@ -78,14 +82,69 @@ impl Engine {
     /// lookup of two ids (`pairs`) rather than of a byte slice.
     pub(crate) fn merge_short(&self, piece: &[u8], out: &mut Vec<u32>) {
         SCRATCH.with_borrow_mut(|scratch| {
-            let ranks = scratch.ranks.for_tables(&self.tables);
-            // A scan over a few parts beats a heap; long pieces (CJK runs) want the heap.
-            if piece.len() <= HEAP_FROM {
-                merge_scan(&self.tables, ranks, piece, out);
+            let Scratch { ranks, parts, heap } = scratch;
+            let mut ranks = ranks.for_tables(&self.tables);
+            parts.clear();
+            if piece.iter().any(|&b| b >= 0xE0) {
+                self.char_parts(&mut ranks, piece, parts);
             } else {
-                merge_heap(&self.tables, ranks, &mut scratch.heap, piece, out);
+                let tables = &self.tables;
+                parts.extend(piece.iter().map(|&b| (tables.byte_id(b), u32::MAX)));
+                for (part, w) in parts.iter_mut().zip(piece.windows(2)) {
+                    part.1 = tables.byte_pair(w[0], w[1]);
+                }
+            }
+            // A scan over a few parts beats a heap; long pieces (CJK runs) want the heap.
+            if parts.len() <= HEAP_FROM {
+                merge_scan(&mut ranks, parts, out);
+            } else {
+                merge_heap(&mut ranks, heap, parts, out);
             }
         });
+    }
+
+    /// The first parts of a piece with three-byte characters (CJK, kana, Hangul):
+    /// each character whose own merges BPE is certain to make first
+    /// (`Tables::char_parts`) starts as the tokens they end in, every other byte as
+    /// itself. A CJK run then merges from about a third as many parts, with the
+    /// same result; most neighbouring characters are known not to join without a
+    /// lookup.
+    fn char_parts(&self, ranks: &mut Ranks<'_>, piece: &[u8], parts: &mut Vec<(u32, u32)>) {
+        const NONE: u32 = u32::MAX;
+        let tables = &self.tables;
+        // The last part is a byte; the last part joins no token that starts with a lead byte.
+        let (mut last_byte, mut last_alone) = (false, false);
+        let mut i = 0;
+        while i < piece.len() {
+            if let Some(c) = tables.char_parts(piece, i) {
+                if let Some(prev) = parts.last_mut() {
+                    let after_continuation = piece[i - 1] & 0xC0 == 0x80;
+                    if !(last_alone || c.alone_left && after_continuation) {
+                        prev.1 = ranks.get(prev.0, c.first);
+                    }
+                }
+                parts.push((c.first, NONE));
+                if c.second != NONE {
+                    // A character's own parts do not merge: its merges ended there.
+                    parts.push((c.second, NONE));
+                }
+                (last_byte, last_alone) = (false, c.alone_right);
+                i += 3;
+            } else {
+                let b = piece[i];
+                let id = tables.byte_id(b);
+                if let Some(prev) = parts.last_mut() {
+                    if last_byte {
+                        prev.1 = tables.byte_pair(piece[i - 1], b);
+                    } else if !(last_alone && b >= 0xC0) {
+                        prev.1 = ranks.get(prev.0, id);
+                    }
+                }
+                parts.push((id, NONE));
+                (last_byte, last_alone) = (true, false);
+                i += 1;
+            }
+        }
     }
 }
 
@@ -97,6 +156,8 @@ thread_local! {
 #[derive(Default)]
 struct Scratch {
     ranks: RankCache,
+    /// `(token, rank of merging it with the next part)` for each part of the piece.
+    parts: Vec<(u32, u32)>,
     heap: HeapBuffers,
 }
 
@@ -150,19 +211,11 @@ impl Ranks<'_> {
     }
 }
 
-/// `parts[i] = (token of part i, rank of merging it with part i + 1)`, on the stack.
-fn merge_scan(tables: &Tables, mut ranks: Ranks<'_>, piece: &[u8], out: &mut Vec<u32>) {
-    let mut parts = [(0u32, u32::MAX); HEAP_FROM];
-    let mut n = piece.len();
-    for (i, &b) in piece.iter().enumerate() {
-        parts[i].0 = tables.byte_id(b);
-    }
-    for (i, w) in piece.windows(2).enumerate() {
-        parts[i].1 = tables.byte_pair(w[0], w[1]);
-    }
+/// Merges by scanning for the lowest rank: quickest for a few parts.
+fn merge_scan(ranks: &mut Ranks<'_>, parts: &mut Vec<(u32, u32)>, out: &mut Vec<u32>) {
     loop {
         let mut best = (u32::MAX, 0);
-        for (i, part) in parts[..n].iter().enumerate() {
+        for (i, part) in parts.iter().enumerate() {
             if part.1 < best.0 {
                 best = (part.1, i);
             }
@@ -173,94 +226,80 @@ fn merge_scan(tables: &Tables, mut ranks: Ranks<'_>, piece: &[u8], out: &mut Vec
         }
         // The joined token's id is its rank.
         parts[i].0 = rank;
-        parts.copy_within(i + 2..n, i + 1);
-        n -= 1;
-        parts[i].1 = if i + 1 < n {
-            ranks.get(rank, parts[i + 1].0)
-        } else {
-            u32::MAX
+        parts.remove(i + 1);
+        parts[i].1 = match parts.get(i + 1) {
+            Some(next) => ranks.get(rank, next.0),
+            None => u32::MAX,
         };
         if i > 0 {
             parts[i - 1].1 = ranks.get(parts[i - 1].0, rank);
         }
     }
-    out.extend(parts[..n].iter().map(|p| p.0));
+    out.extend(parts.iter().map(|p| p.0));
 }
 
 /// The heap merge's buffers, reused across pieces.
 #[derive(Default)]
 struct HeapBuffers {
-    token: Vec<u32>,
-    rank: Vec<u32>,
     next: Vec<u32>,
     prev: Vec<u32>,
     heap: BinaryHeap<Reverse<(u32, u32)>>,
 }
 
 fn merge_heap(
-    tables: &Tables,
-    mut ranks: Ranks<'_>,
+    ranks: &mut Ranks<'_>,
     buf: &mut HeapBuffers,
-    piece: &[u8],
+    parts: &mut [(u32, u32)],
     out: &mut Vec<u32>,
 ) {
-    // Parts form a linked list over byte positions; a min-heap of (rank, position)
-    // picks the lowest rank, leftmost first, as tiktoken's scan does. Stale heap
-    // entries (a part that merged or whose rank changed) are skipped when popped.
-    // Positions fit in u32: pieces here are at most SHORT_PIECE bytes.
+    // Parts form a linked list; a min-heap of (rank, position) picks the lowest rank,
+    // leftmost first, as tiktoken's scan does. Stale heap entries (a part that merged
+    // or whose rank changed) are skipped when popped. Positions fit in u32: pieces
+    // here are at most SHORT_PIECE bytes.
     const NONE: u32 = u32::MAX;
-    let n = piece.len() as u32;
-    let HeapBuffers {
-        token,
-        rank,
-        next,
-        prev,
-        heap,
-    } = buf;
-    token.clear();
-    token.extend(piece.iter().map(|&b| tables.byte_id(b)));
-    rank.clear();
-    rank.resize(piece.len(), NONE);
+    let n = parts.len() as u32;
+    let HeapBuffers { next, prev, heap } = buf;
     next.clear();
     next.extend(1..=n);
     prev.clear();
     prev.extend((0..n).map(|i| i.wrapping_sub(1)));
     heap.clear();
-    for (i, w) in piece.windows(2).enumerate() {
-        rank[i] = tables.byte_pair(w[0], w[1]);
-        if rank[i] != NONE {
-            heap.push(Reverse((rank[i], i as u32)));
-        }
-    }
+    heap.extend(
+        parts
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.1 != NONE)
+            .map(|(i, p)| Reverse((p.1, i as u32))),
+    );
     while let Some(Reverse((r, i))) = heap.pop() {
         let iu = i as usize;
-        if token[iu] == NONE || rank[iu] != r {
+        if parts[iu].0 == NONE || parts[iu].1 != r {
             continue;
         }
         let j = next[iu] as usize;
-        token[iu] = r;
-        token[j] = NONE;
+        parts[iu].0 = r;
+        parts[j].0 = NONE;
         next[iu] = next[j];
         let after = next[iu];
         if after < n {
             prev[after as usize] = i;
-            rank[iu] = ranks.get(r, token[after as usize]);
-            if rank[iu] != NONE {
-                heap.push(Reverse((rank[iu], i)));
+            parts[iu].1 = ranks.get(r, parts[after as usize].0);
+            if parts[iu].1 != NONE {
+                heap.push(Reverse((parts[iu].1, i)));
             }
         } else {
-            rank[iu] = NONE;
+            parts[iu].1 = NONE;
         }
         let p = prev[iu];
         if p < n {
             let pu = p as usize;
-            rank[pu] = ranks.get(token[pu], r);
-            if rank[pu] != NONE {
-                heap.push(Reverse((rank[pu], p)));
+            parts[pu].1 = ranks.get(parts[pu].0, r);
+            if parts[pu].1 != NONE {
+                heap.push(Reverse((parts[pu].1, p)));
             }
         }
     }
-    out.extend(token.iter().copied().filter(|&t| t != NONE));
+    out.extend(parts.iter().map(|p| p.0).filter(|&t| t != NONE));
 }
 
 #[cfg(test)]
@@ -281,12 +320,51 @@ mod tests {
         ]
     }
 
+    /// Every three-byte character, alone and between neighbours of each kind.
+    #[test]
+    fn every_three_byte_character_merges_exactly() {
+        let contexts: [(&str, &str); 5] = [
+            ("", ""),
+            ("し", "ー"),
+            ("a", " "),
+            ("é", "😀"),
+            ("ー", "し"),
+        ];
+        for engine in engines() {
+            for c in (0x800..=0xFFFF).filter_map(char::from_u32) {
+                for (before, after) in contexts {
+                    let piece = format!("{before}{c}{after}");
+                    let mut ours = Vec::new();
+                    engine.merge_short(piece.as_bytes(), &mut ours);
+                    assert_eq!(
+                        ours,
+                        engine.bpe().bpe.encode_via_backtracking(piece.as_bytes()),
+                        "{piece:?}"
+                    );
+                }
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         #[test]
         fn long_merges_equal_backtracking(
             piece in "[你好世界人工智能改变每一个角落의한국어です]{40,400}|[a-z]{100,1500}|[ -~]{100,600}"
         ) {
+            for engine in engines() {
+                let mut ours = Vec::new();
+                engine.merge_short(piece.as_bytes(), &mut ours);
+                prop_assert_eq!(ours, engine.bpe().bpe.encode_via_backtracking(piece.as_bytes()));
+            }
+        }
+
+        #[test]
+        fn character_parts_equal_backtracking(
+            piece in "[你好世界的是在用了しーてなをるスト数据库ルが如些다니안프예고부ｶ０１ab Z，。「」\u{3099}\u{2028}é😀]{1,60}"
+        ) {
+            // Kana after し or ー, and Hangul, are where a character's merges are not
+            // certain to come first; `char_parts` must then keep its bytes.
             for engine in engines() {
                 let mut ours = Vec::new();
                 engine.merge_short(piece.as_bytes(), &mut ours);

@@ -8,6 +8,11 @@
 //! when the thread switches encodings), skips pieces longer than [`KEY_MAX`] bytes, and
 //! is emptied when full: [`MEMO_CAPACITY`] entries or [`MEMO_BYTES`] of keys and tokens,
 //! about 4 MB per thread with the map's own overhead.
+//!
+//! A piece is kept on its second sighting, not its first: a first pass over new text
+//! (most CJK runs never repeat) would otherwise pay an allocation and an insertion for
+//! every piece and read none of them back. A small table of hash tags remembers what
+//! was seen once.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -15,6 +20,7 @@ use std::collections::HashMap;
 use foldhash::fast::RandomState;
 
 use super::engine::Engine;
+use super::table_hash::hash_bytes;
 
 /// Memo entries kept before the memo is emptied.
 pub(crate) const MEMO_CAPACITY: usize = 1 << 15;
@@ -22,6 +28,8 @@ pub(crate) const MEMO_CAPACITY: usize = 1 << 15;
 const MEMO_BYTES: usize = 2 << 20;
 /// Longer pieces rarely repeat; they are merged without being kept.
 const KEY_MAX: usize = 256;
+/// Slots of the table of pieces seen once (a tag of 4 bytes each).
+const SEEN_SLOTS: usize = 1 << 14;
 
 /// Piece -> range of its tokens in `store`.
 pub(crate) struct Memo {
@@ -30,6 +38,8 @@ pub(crate) struct Memo {
     store: Vec<u32>,
     bytes: usize,
     spill: Vec<u32>,
+    /// A hash tag of a piece merged once and not kept, per slot (0: none).
+    seen: Vec<u32>,
 }
 
 thread_local! {
@@ -62,6 +72,7 @@ impl Memo {
             store: Vec::new(),
             bytes: 0,
             spill: Vec::new(),
+            seen: vec![0; SEEN_SLOTS],
         }
     }
 
@@ -92,12 +103,17 @@ impl Memo {
             return &one[..];
         }
         if piece.len() > KEY_MAX {
-            self.spill.clear();
-            engine.encode_piece(piece, &mut self.spill);
-            return &self.spill;
+            return self.merge_unkept(engine, piece);
         }
         if let Some(&(a, b)) = self.ranges.get(piece) {
             return &self.store[a as usize..b as usize];
+        }
+        let h = hash_bytes(piece);
+        let tag = (h >> 32) as u32 | 1;
+        let seen = &mut self.seen[h as usize & (SEEN_SLOTS - 1)];
+        if *seen != tag {
+            *seen = tag;
+            return self.merge_unkept(engine, piece);
         }
         if self.ranges.len() >= MEMO_CAPACITY || self.bytes >= MEMO_BYTES {
             self.clear();
@@ -108,5 +124,12 @@ impl Memo {
         self.bytes += piece.len() + 4 * (b - a);
         self.ranges.insert(piece.into(), (a as u32, b as u32));
         &self.store[a..b]
+    }
+
+    /// Merges a piece without keeping it.
+    fn merge_unkept(&mut self, engine: &Engine, piece: &[u8]) -> &[u32] {
+        self.spill.clear();
+        engine.encode_piece(piece, &mut self.spill);
+        &self.spill
     }
 }

@@ -2,11 +2,11 @@
 //!
 //! Performance notes:
 //! - The rank tables are compiled into the binary by `bpe-openai`; pieces come
-//!   from `pretokenize.rs` (tiktoken's split patterns, an ASCII fast path for
-//!   cl100k) and are merged in `engine.rs`.
+//!   from `pretokenize.rs` (tiktoken's split patterns, with fast paths for ASCII
+//!   and for runs of three-byte letters in cl100k) and are merged in `engine.rs`.
 //! - Most pre-tokenized pieces are one vocabulary entry. A hash lookup answers
 //!   those without running BPE at all; multi-token pieces go through a bounded
-//!   per-call memo (`memo.rs`).
+//!   per-thread memo (`memo.rs`).
 //! - Offsets are the running sum of token byte lengths; BPE tokens of a piece
 //!   concatenate back to the piece, so this is exact.
 //! - `stream.rs` tokenizes text that arrives in pieces, with exactly the tokens

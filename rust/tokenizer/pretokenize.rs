@@ -8,8 +8,10 @@
 //! byte test. `ascii_piece` decides a piece from ASCII bytes alone and gives up
 //! (returns `None`) the moment the decision would depend on a non-ASCII
 //! character (which might be a letter, a number, white space, or fold to `s`
-//! under `(?i)`); the DFA then decides that one piece. The fast path is
-//! checked against the DFA by property tests, and the DFA against tiktoken.
+//! under `(?i)`); `letter_piece` then reads runs of letters through three-byte
+//! characters (CJK, kana, Hangul) with two bitmaps built from the same Unicode
+//! tables, and the DFA decides whatever is left. The fast paths are checked
+//! against the DFA by property tests, and the DFA against tiktoken.
 
 use regex_automata::dfa::{dense, Automaton};
 use regex_automata::{Anchored, Input};
@@ -31,6 +33,9 @@ static O200K_DFA: &Aligned<[u8]> = &Aligned {
     _align: [],
     bytes: *include_bytes!(concat!(env!("OUT_DIR"), "/o200k.dfa")),
 };
+/// `\p{L}` and `\p{N}` of the three-byte characters, by code point (`build.rs`).
+static CLASSES3: &[u8; 2 << 13] = include_bytes!(concat!(env!("OUT_DIR"), "/classes3.bits"));
+
 static CL100K_JS_DFA: &Aligned<[u8]> = &Aligned {
     _align: [],
     bytes: *include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_js.dfa")),
@@ -87,7 +92,8 @@ impl Pretokenizer {
     /// The end of the piece that starts at `at` (a character boundary before the end).
     pub fn piece_end(&self, text: &str, at: usize) -> usize {
         let fast = if self.ascii_fast_path {
-            ascii_piece(text.as_bytes(), at)
+            let bytes = text.as_bytes();
+            ascii_piece(bytes, at).or_else(|| letter_piece(bytes, at))
         } else {
             None
         };
@@ -217,6 +223,72 @@ fn ascii_piece(b: &[u8], p: usize) -> Option<usize> {
     None
 }
 
+/// The class of the character at `b[i]`, if it is ASCII or three bytes long.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Letter,
+    Number,
+    /// `[^\r\n\p{L}\p{N}]`
+    Other,
+    Newline,
+}
+
+/// The class of the character starting at `b[i]` and its length, if it is ASCII or
+/// takes three bytes (CJK, kana, Hangul); `None` for any other character.
+#[inline]
+fn class_at(b: &[u8], i: usize) -> Option<(Class, usize)> {
+    let c = *b.get(i)?;
+    if c.is_ascii() {
+        let class = match c {
+            _ if is_letter(c) => Class::Letter,
+            _ if is_number(c) => Class::Number,
+            b'\r' | b'\n' => Class::Newline,
+            _ => Class::Other,
+        };
+        return Some((class, 1));
+    }
+    if c & 0xF0 != 0xE0 {
+        return None;
+    }
+    // Text is UTF-8, so the two continuation bytes are there.
+    let cp = (usize::from(c & 0x0F) << 12)
+        | (usize::from(b[i + 1] & 0x3F) << 6)
+        | usize::from(b[i + 2] & 0x3F);
+    let bit = |k: usize| CLASSES3[(k << 13) + cp / 8] >> (cp % 8) & 1 == 1;
+    let class = if bit(0) {
+        Class::Letter
+    } else if bit(1) {
+        Class::Number
+    } else {
+        Class::Other
+    };
+    Some((class, 3))
+}
+
+/// The end of a cl100k piece `[^\r\n\p{L}\p{N}]?\p{L}+` that starts at `p` and has a
+/// three-byte character (a CJK run), read from ASCII and three-byte characters alone;
+/// `None` for any other piece, or when a character of another length could change it.
+fn letter_piece(b: &[u8], p: usize) -> Option<usize> {
+    let (class, len) = class_at(b, p)?;
+    let start = match class {
+        Class::Letter => p,
+        // `'` may start a contraction; the DFA decides those.
+        Class::Other if b[p] != b'\'' => match class_at(b, p + len)? {
+            (Class::Letter, _) => p + len,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let mut e = start;
+    while e < b.len() {
+        match class_at(b, e)? {
+            (Class::Letter, len) => e += len,
+            _ => break,
+        }
+    }
+    Some(e)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +351,17 @@ mod tests {
 
         #[test]
         fn fast_path_equals_regex_on_any_text(text in "\\PC{0,30}") {
+            for pre in [Pretokenizer::load(Split::Cl100k).unwrap(), Pretokenizer::load(Split::Cl100kJs).unwrap()] {
+                prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
+            }
+        }
+
+        #[test]
+        fn letter_path_equals_regex(
+            text in "[你好的是しーカ한국ａＺ０１２ab9 '\t\r\n，。「」\u{3099}\u{2028}\u{3000}\u{feff}é😀Ⅻ]{0,40}"
+        ) {
+            // Three-byte letters, numbers (full-width digits, Ⅻ) and others (marks,
+            // punctuation, separators) next to ASCII and to characters of other lengths.
             for pre in [Pretokenizer::load(Split::Cl100k).unwrap(), Pretokenizer::load(Split::Cl100kJs).unwrap()] {
                 prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
             }

@@ -28,7 +28,12 @@ pub(crate) struct Tables {
     pairs: Words,
     byte_ids: Words,
     byte_pairs: Words,
+    /// Six words per three-byte character: its parts, and the neighbouring bytes that
+    /// make merging it first uncertain (`build.rs`, `char_table`).
+    chars: Words,
 }
+
+const CHAR_WORDS: usize = 6;
 
 /// Splits `count` words off the front of `data`.
 fn take(data: &mut &'static [u8], count: usize) -> Words {
@@ -48,6 +53,7 @@ impl Tables {
         let byte_ids = take(&mut data, 256);
         let byte_pairs = take(&mut data, 1 << 16);
         let pairs = take(&mut data, pair_slots * 3);
+        let chars = take(&mut data, CHAR_WORDS << 16);
         Tables {
             offsets,
             bytes: &data[..total],
@@ -55,6 +61,7 @@ impl Tables {
             pairs,
             byte_ids,
             byte_pairs,
+            chars,
         }
     }
 
@@ -120,4 +127,53 @@ impl Tables {
             i = (i + 1) & mask;
         }
     }
+
+    /// The tokens the three-byte character at `piece[i..i + 3]` merges into, when BPE is
+    /// certain to make those merges before any across its edges: its bytes are one
+    /// character, and neither neighbouring byte (none at the piece's edges) is a hazard.
+    #[inline]
+    pub(crate) fn char_parts(&self, piece: &[u8], i: usize) -> Option<CharParts> {
+        let (b1, b2, b3) = (piece[i], *piece.get(i + 1)?, *piece.get(i + 2)?);
+        if b1 & 0xF0 != 0xE0 || b2 & 0xC0 != 0x80 || b3 & 0xC0 != 0x80 {
+            return None;
+        }
+        let index =
+            (usize::from(b1 & 0x0F) << 12) | (usize::from(b2 & 0x3F) << 6) | usize::from(b3 & 0x3F);
+        let at = index * CHAR_WORDS;
+        let first = self.chars.get(at);
+        if first == u32::MAX {
+            return None;
+        }
+        let left = u64::from(self.chars.get(at + 2)) | (u64::from(self.chars.get(at + 3)) << 32);
+        let right = u64::from(self.chars.get(at + 4)) | (u64::from(self.chars.get(at + 5)) << 32);
+        let safe_left = match i.checked_sub(1).map(|k| piece[k]) {
+            None => true,
+            Some(0x00..=0x7F) => right & 2 == 0,
+            Some(p @ 0x80..=0xBF) => left >> (p - 0x80) & 1 == 0,
+            Some(_) => false, // not UTF-8: no hazards were worked out for it
+        };
+        let safe_right = match piece.get(i + 3) {
+            None => true,
+            Some(0x00..=0x7F) => right & 1 == 0,
+            Some(&q @ 0xC2..=0xF4) => right >> (q - 0xC0) & 1 == 0,
+            Some(_) => false,
+        };
+        (safe_left && safe_right).then(|| CharParts {
+            first,
+            second: self.chars.get(at + 1),
+            alone_right: right >> 62 & 1 == 1,
+            alone_left: right >> 63 & 1 == 1,
+        })
+    }
+}
+
+/// What `Tables::char_parts` knows of a character.
+pub(crate) struct CharParts {
+    pub(crate) first: u32,
+    /// `u32::MAX` when the character is one token.
+    pub(crate) second: u32,
+    /// Its last token joins no token that starts with a lead byte.
+    pub(crate) alone_right: bool,
+    /// Its first token joins no token that ends with a continuation byte.
+    pub(crate) alone_left: bool,
 }
