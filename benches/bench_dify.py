@@ -121,3 +121,24 @@ def test_semantic_text_splitter_512_51(benchmark, multilingual):
     splitter = TextSplitter.from_tiktoken_model("gpt-4", 512, overlap=51)
     _peer(benchmark, multilingual)
     assert benchmark(splitter.chunks, multilingual)
+
+
+BOTH_RULES = {
+    "rules": {
+        "pre_processing_rules": [
+            {"id": "remove_extra_spaces", "enabled": True},
+            {"id": "remove_urls_emails", "enabled": True},
+        ]
+    }
+}
+
+
+@pytest.mark.parametrize("backend", ["native", "reference"])
+def test_clean_both_rules(benchmark, multilingual, backend):
+    """`CleanProcessor.clean` with both pre-processing rules, as Dify runs it before splitting."""
+    benchmark.group = "dify-clean-both-rules"
+    benchmark.extra_info["bytes"] = len(multilingual.encode("utf-8"))
+    module = native if backend == "native" else reference
+    cleaned = benchmark(module.CleanProcessor.clean, multilingual, BOTH_RULES)
+    if module is native:
+        assert cleaned == reference.CleanProcessor.clean(multilingual, BOTH_RULES)

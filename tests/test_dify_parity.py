@@ -161,3 +161,18 @@ def test_merge_splits_regressions():
     for module in (native, reference):
         assert run(module, [1, 1, 1], 2) == ["aa", "bb cc"]
         assert outcome(run, module, [5, 5, 5], 6) == ("raised", "IndexError")
+
+
+CLEAN_PIECES = st.sampled_from(
+    [*"ab .\n\r\t\x0c\x07\x7f<|>@[]()!", "\n\n\n", "  ", "\u3000", "\u00a0", "\u2009", "\u180e",
+     "\u200b", "\ufffe", "你好", "😀", "https://x.io/a?b=1", "a.b@c.org", "[t](http://u.v)",
+     "![i](https://w.x/p.png)", "__MARKDOWN_PLACEHOLDER_0__"]
+)  # fmt: skip
+RULES = st.lists(st.sampled_from(["remove_extra_spaces", "remove_urls_emails"]), max_size=3).map(
+    lambda ids: {"rules": {"pre_processing_rules": [{"id": i, "enabled": True} for i in ids]}}
+)
+
+
+@given(st.lists(CLEAN_PIECES, max_size=60).map("".join), RULES)
+def test_clean_processor(text, rule):
+    assert native.CleanProcessor.clean(text, rule) == reference.CleanProcessor.clean(text, rule)

@@ -5,6 +5,7 @@
 //! leftmost-first, greedy (or lazy) preferences, on `regex-automata`, whose searches are
 //! linear in the text. Python's `\s` is `str.isspace`, which also has U+001C..U+001F.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex_automata::meta::Regex;
@@ -93,50 +94,113 @@ fn is_dify_space(c: char) -> bool {
 }
 
 /// The always-on part of `CleanProcessor.clean`: `<|` and `|>` to `<` and `>`, then
-/// control characters and U+FFFE removed.
+/// control characters and U+FFFE removed. Each step runs only when the text needs it:
+/// most text needs none.
 pub fn dify_base(text: &str) -> String {
-    text.replace("<|", "<")
-        .replace("|>", ">")
-        .chars()
-        .filter(|&c| !is_deleted_control(c))
-        .collect()
+    let mut out = Cow::Borrowed(text);
+    if out.contains("<|") {
+        out = Cow::Owned(out.replace("<|", "<"));
+    }
+    if out.contains("|>") {
+        out = Cow::Owned(out.replace("|>", ">"));
+    }
+    // Blocks without an early exit, so the test runs on vectors.
+    let has_control = out.as_bytes().chunks(64).any(|block| {
+        block.iter().fold(false, |any, &b| {
+            any | matches!(b, 0x00..=0x08 | 0x0B | 0x0C | 0x0E..=0x1F | 0x7F)
+        })
+    });
+    if has_control || memchr::memmem::find(out.as_bytes(), "\u{fffe}".as_bytes()).is_some() {
+        out = Cow::Owned(out.chars().filter(|&c| !is_deleted_control(c)).collect());
+    }
+    out.into_owned()
 }
 
 /// `remove_extra_spaces`: 3+ newlines become two, then runs of 2+ spaces become one.
 pub fn dify_extra_spaces(text: &str) -> String {
-    let mut lines = String::with_capacity(text.len());
-    let mut newlines = 0;
-    for c in text.chars() {
-        if c == '\n' {
-            newlines += 1;
-            continue;
+    collapse_spaces(&collapse_newlines(text))
+}
+
+/// Runs of three or more `\n` become two.
+fn collapse_newlines(text: &str) -> Cow<'_, str> {
+    let b = text.as_bytes();
+    let mut out = String::new();
+    let (mut copied, mut i) = (0, 0);
+    while let Some(k) = memchr::memchr(b'\n', &b[i..]) {
+        let start = i + k;
+        let end = start + b[start..].iter().take_while(|&&c| c == b'\n').count();
+        if end - start >= 3 {
+            out.push_str(&text[copied..start]);
+            out.push_str("\n\n");
+            copied = end;
         }
-        lines.push_str(if newlines >= 3 {
-            "\n\n"
-        } else {
-            &"\n\n"[..newlines]
-        });
-        newlines = 0;
-        lines.push(c);
+        i = end;
     }
-    lines.push_str(if newlines >= 3 {
-        "\n\n"
-    } else {
-        &"\n\n"[..newlines]
-    });
-    let mut out = String::with_capacity(lines.len());
-    let mut run = String::new();
-    for c in lines.chars() {
-        if is_dify_space(c) {
-            run.push(c);
-            continue;
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// Runs of two or more Dify spaces become one `" "`; the text between runs is copied
+/// in slices. A space is ASCII or starts with a lead byte (0xC2, 0xE1..=0xE3), which
+/// never occurs inside another character, so bytes that cannot start one are skipped
+/// one table lookup at a time.
+fn collapse_spaces(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut i = 0;
+    loop {
+        while i < b.len() && !MAY_START_SPACE[usize::from(b[i])] {
+            i += 1;
         }
-        out.push_str(if run.chars().count() >= 2 { " " } else { &run });
-        run.clear();
-        out.push(c);
+        if i == b.len() {
+            break;
+        }
+        let start = i;
+        let mut run = 0;
+        while let Some(len) = space_at(text, i) {
+            run += 1;
+            i += len;
+        }
+        if run >= 2 {
+            out.push_str(&text[copied..start]);
+            out.push(' ');
+            copied = i;
+        } else if run == 0 {
+            i += 1; // a lead byte of some other character
+        }
     }
-    out.push_str(if run.chars().count() >= 2 { " " } else { &run });
+    out.push_str(&text[copied..]);
     out
+}
+
+/// Bytes a Dify space can start with.
+static MAY_START_SPACE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let starts = [b'\t', 0x0C, b'\r', b' ', 0xC2, 0xE1, 0xE2, 0xE3];
+    while k < starts.len() {
+        t[starts[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// The byte length of the Dify space at `text[i..]`, if one starts there.
+#[inline]
+fn space_at(text: &str, i: usize) -> Option<usize> {
+    match *text.as_bytes().get(i)? {
+        b'\t' | 0x0C | b'\r' | b' ' => Some(1),
+        0xC2 | 0xE1..=0xE3 => text[i..]
+            .chars()
+            .next()
+            .filter(|&c| is_dify_space(c))
+            .map(char::len_utf8),
+        _ => None,
+    }
 }
 
 /// Replaces every match of `pattern` with what `with` returns for it.
