@@ -200,6 +200,31 @@ def test_chunk_many_clamps_threads():
     assert fc.chunk_many(texts, fc.TokenWindows(2), threads=1) == expected
 
 
+def test_chunk_many_on_threads_keeps_text_order():
+    # Long and short texts mixed, so the background workers finish them out of order.
+    texts = [("word " * (4000 if i % 5 == 0 else 3)) + str(i) for i in range(60)]
+    texts[7] = "lone \ud800 surrogate, kept as it was"
+    config = fc.Recursive(50, overlap_tokens=5)
+    expected = [fc.chunk(t, config) for t in texts]
+    assert fc.chunk_many(texts, config, threads=2) == expected
+    assert fc.chunk_many(texts, config) == expected
+
+
+def test_a_dropped_chunk_many_iterator_stops_its_workers():
+    from ferrochunk import _native
+
+    spec = fc.TokenWindows(8)._spec()
+    texts = ["one two three four five six seven eight nine ten " * 200] * 40
+    batches = _native.chunk_many_iter(texts, spec, "cl100k_base", 2)
+    first = next(batches)
+    del batches
+    gc.collect()
+    # The pool is free for the next call, whose results are whole.
+    again = list(_native.chunk_many_iter(texts[:3], spec, "cl100k_base", 2))
+    assert len(again) == 3
+    assert [a.tolist() for a in again[0][:2]] == [a.tolist() for a in first[:2]]
+
+
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)
 def test_chunk_many_equals_chunk_for_every_config(config):
     texts = ["", "one two three. four, five six.\n\nseven", "你好，世界。" * 5]

@@ -35,6 +35,18 @@ def chunk_many(
 ) -> list[_Batch]:
     """``chunk`` for many texts, in parallel (``threads`` clamped to the cores)."""
 
+@final
+class ChunkManyIter:
+    """Batches of ``chunk_many_iter`` in text order, cut in the background."""
+
+    def __iter__(self) -> ChunkManyIter: ...
+    def __next__(self) -> _Batch: ...
+
+def chunk_many_iter(
+    texts: list[str], spec: _Spec, encoding: str, threads: int | None = None
+) -> ChunkManyIter:
+    """``chunk_many`` whose batches arrive while later texts are still being cut."""
+
 def delimiter_pieces(text: str, spec: _Spec) -> npt.NDArray[np.int64]:
     """``(byte_start, byte_end)`` of the pieces a delimiter spec tokenizes one by one."""
 
@@ -68,12 +80,14 @@ class Stream:
     def bytes_seen(self) -> int: ...
 
 __all__ = [
+    "ChunkManyIter",
     "Stream",
     "_debug_panic",
     "char_to_byte_offsets",
     "chunk",
     "chunk_arrow",
     "chunk_many",
+    "chunk_many_iter",
     "count",
     "count_batch",
     "delimiter_pieces",

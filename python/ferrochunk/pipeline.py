@@ -349,12 +349,16 @@ def chunk_many(
         # Python tokenizers hold the GIL; the native cutting releases it between calls.
         with ThreadPoolExecutor(max_workers=min(threads or os.cpu_count() or 1, 32)) as pool:
             return list(pool.map(lambda t: _chunks_of(t, config, tok, "native"), texts))
+    # On more than one thread, batches arrive while later texts are still being cut, so
+    # building Chunks (serial, under the GIL) overlaps the cutting. One thread gets them
+    # all at once: nothing runs beside it.
+    many = _native.chunk_many if threads == 1 else _native.chunk_many_iter
     safe = list(texts)
     try:
-        batches = _native.chunk_many(safe, config._spec(), encoding, threads)
+        batches: Iterable[Batch] = many(safe, config._spec(), encoding, threads)
     except UnicodeEncodeError:  # some text has no UTF-8 form: only then look for surrogates
         safe = [utf8_safe(t) for t in texts]
-        batches = _native.chunk_many(safe, config._spec(), encoding, threads)
+        batches = many(safe, config._spec(), encoding, threads)
     out = []
     joiner = getattr(config, "joiner", "")
     for text, clean_text, batch in zip(texts, safe, batches, strict=True):

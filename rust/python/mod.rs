@@ -21,6 +21,8 @@ mod voltagent;
 fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pipeline::py_chunk, m)?)?;
     m.add_function(wrap_pyfunction!(pipeline::py_chunk_many, m)?)?;
+    m.add_function(wrap_pyfunction!(pipeline::py_chunk_many_iter, m)?)?;
+    m.add_class::<pipeline::PyChunkManyIter>()?;
     m.add_function(wrap_pyfunction!(pipeline::py_delimiter_pieces, m)?)?;
     m.add_class::<pipeline::PyStream>()?;
     m.add_function(wrap_pyfunction!(arrow::py_chunk_arrow, m)?)?;

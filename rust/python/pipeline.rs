@@ -1,6 +1,10 @@
 //! Bindings for the one pipeline: a whole text, many texts, or a stream.
 
-use std::sync::Mutex;
+use std::collections::HashMap;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver};
+use std::sync::{Arc, Mutex};
 
 use numpy::{PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -106,6 +110,140 @@ pub fn py_chunk_many<'py>(
             .or_raise(py)?;
         batches.into_iter().map(|b| to_python(py, b)).collect()
     })
+}
+
+/// One text's result from a background worker (a panic is carried, not lost).
+type Done = (usize, std::thread::Result<Result<Batch>>);
+
+/// `chunk_many` as an iterator of batches in text order. The texts are cut on rayon
+/// threads in the background while the caller turns finished batches into `Chunk`s
+/// under the GIL, so that serial part overlaps the cutting instead of following it.
+#[pyclass(name = "ChunkManyIter", module = "ferrochunk._native")]
+pub struct PyChunkManyIter {
+    state: Mutex<Receiving>,
+    total: usize,
+    /// Set when the iterator is dropped: workers skip the texts they have not begun.
+    cancel: Arc<AtomicBool>,
+}
+
+struct Receiving {
+    /// Taken while waiting without the GIL (a `Receiver` cannot be shared).
+    rx: Option<Receiver<Done>>,
+    /// Results that arrived before the ones ahead of them.
+    early: HashMap<usize, std::thread::Result<Result<Batch>>>,
+    next: usize,
+}
+
+/// Marks a result that is about the whole run (the pool did not start), not one text.
+const RUN: usize = usize::MAX;
+
+#[pyfunction]
+#[pyo3(name = "chunk_many_iter", signature = (texts, spec, encoding, threads=None))]
+pub fn py_chunk_many_iter(
+    py: Python<'_>,
+    texts: Vec<PyBackedStr>,
+    spec: &Bound<'_, PyAny>,
+    encoding: &str,
+    threads: Option<usize>,
+) -> PyResult<PyChunkManyIter> {
+    guard(py, "chunk_many_iter", || {
+        let spec = spec::parse(spec)?;
+        let enc = Encoding::from_name(encoding).or_raise(py)?;
+        let total = texts.len();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = channel::<Done>();
+        let stop = Arc::clone(&cancel);
+        let run_tx = tx.clone();
+        std::thread::Builder::new()
+            .name("ferrochunk-chunk-many".into())
+            .spawn(move || {
+                let run = threads::run(threads, || {
+                    texts
+                        .par_iter()
+                        .enumerate()
+                        .for_each_with(tx, |tx, (i, t)| {
+                            if stop.load(Ordering::Relaxed) {
+                                return;
+                            }
+                            let done = catch_unwind(AssertUnwindSafe(|| {
+                                chunk_text(t, &spec, Tokens::Embedded(enc))
+                            }));
+                            // The receiver is gone only when the iterator was dropped.
+                            let _ = tx.send((i, done));
+                        });
+                    Ok(())
+                });
+                if let Err(e) = run {
+                    let _ = run_tx.send((RUN, Ok(Err(e))));
+                }
+            })
+            .map_err(|e| Error::InvalidConfig {
+                field: "threads",
+                value: e.to_string(),
+                expected: "a thread the system can start",
+            })
+            .or_raise(py)?;
+        Ok(PyChunkManyIter {
+            state: Mutex::new(Receiving {
+                rx: Some(rx),
+                early: HashMap::new(),
+                next: 0,
+            }),
+            total,
+            cancel,
+        })
+    })
+}
+
+#[pymethods]
+impl PyChunkManyIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<PyBatch<'py>>> {
+        guard(py, "chunk_many_iter", || {
+            let stopped = || Error::InvalidConfig {
+                field: "threads",
+                value: "the workers stopped early".into(),
+                expected: "worker threads that run to the end",
+            };
+            let mut state = self.state.lock().map_err(|_| stopped()).or_raise(py)?;
+            if state.next >= self.total {
+                return Ok(None);
+            }
+            let want = state.next;
+            let done = loop {
+                if let Some(done) = state.early.remove(&want) {
+                    break done;
+                }
+                let rx = state.rx.take().ok_or_else(stopped).or_raise(py)?;
+                let (rx, got) = py.detach(move || {
+                    let got = rx.recv();
+                    (rx, got)
+                });
+                state.rx = Some(rx);
+                match got {
+                    Ok((RUN, done)) | Ok((_, done @ Err(_))) => break done,
+                    Ok((i, done)) => {
+                        state.early.insert(i, done);
+                    }
+                    Err(_) => return Err(stopped()).or_raise(py),
+                }
+            };
+            state.next += 1;
+            match done {
+                Ok(batch) => to_python(py, batch.or_raise(py)?).map(Some),
+                Err(panic) => resume_unwind(panic),
+            }
+        })
+    }
+}
+
+impl Drop for PyChunkManyIter {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
 }
 
 /// The byte ranges of a delimiter contract's pieces: what a Python tokenizer tokenizes.
