@@ -244,11 +244,13 @@ fn write_dfas(out: &Path) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// Two bitmaps over the three-byte characters (bit `c` for code point `c`): `\p{L}`, then
-/// `\p{N}`, by the same Unicode tables the split DFAs were compiled with.
+/// Three bitmaps over the three-byte characters (bit `c` for code point `c`): `\p{L}`,
+/// `\p{N}`, and `[\p{Lo}\p{Lm}\p{M}]` (in both of o200k's letter classes), by the same
+/// Unicode tables the split DFAs were compiled with.
 fn write_classes(out: &Path) -> Result<(), Box<dyn Error>> {
-    let mut bits = vec![0u8; 2 << 13];
-    for (k, class) in [r"\A\p{L}\z", r"\A\p{N}\z"].into_iter().enumerate() {
+    let mut bits = vec![0u8; 3 << 13];
+    let classes = [r"\A\p{L}\z", r"\A\p{N}\z", r"\A[\p{Lo}\p{Lm}\p{M}]\z"];
+    for (k, class) in classes.into_iter().enumerate() {
         let re = regex_automata::meta::Regex::new(class)?;
         for c in (0x800..=0xFFFF).filter_map(char::from_u32) {
             if re.is_match(c.encode_utf8(&mut [0; 4]).as_bytes()) {

@@ -3,7 +3,7 @@
 //! Performance notes:
 //! - The rank tables are compiled into the binary by `bpe-openai`; pieces come
 //!   from `pretokenize.rs` (tiktoken's split patterns, with fast paths for ASCII
-//!   and for runs of three-byte letters in cl100k) and are merged in `engine.rs`.
+//!   and for runs of three-byte letters) and are merged in `engine.rs`.
 //! - Most pre-tokenized pieces are one vocabulary entry. A hash lookup answers
 //!   those without running BPE at all; multi-token pieces go through a bounded
 //!   per-thread memo (`memo.rs`).

@@ -1,4 +1,4 @@
-//! Pre-tokenization: tiktoken's split patterns, with a hand-written ASCII path for cl100k.
+//! Pre-tokenization: tiktoken's split patterns, with hand-written paths for the common pieces.
 //!
 //! The patterns (`patterns.rs`) are compiled at build time into dense DFAs that load
 //! without compiling anything; tiktoken's look-ahead `\s+(?!\S)` is a second pattern
@@ -10,8 +10,9 @@
 //! character (which might be a letter, a number, white space, or fold to `s`
 //! under `(?i)`); `letter_piece` then reads runs of letters through three-byte
 //! characters (CJK, kana, Hangul) with two bitmaps built from the same Unicode
-//! tables, and the DFA decides whatever is left. The fast paths are checked
-//! against the DFA by property tests, and the DFA against tiktoken.
+//! tables, and the DFA decides whatever is left. o200k has the same two paths for
+//! its own pattern (`o200k_ascii_piece`, `o200k_letter_piece`). The fast paths are
+//! checked against the DFA by property tests, and the DFA against tiktoken.
 
 use regex_automata::dfa::{dense, Automaton};
 use regex_automata::{Anchored, Input};
@@ -33,8 +34,9 @@ static O200K_DFA: &Aligned<[u8]> = &Aligned {
     _align: [],
     bytes: *include_bytes!(concat!(env!("OUT_DIR"), "/o200k.dfa")),
 };
-/// `\p{L}` and `\p{N}` of the three-byte characters, by code point (`build.rs`).
-static CLASSES3: &[u8; 2 << 13] = include_bytes!(concat!(env!("OUT_DIR"), "/classes3.bits"));
+/// `\p{L}`, `\p{N}` and `[\p{Lo}\p{Lm}\p{M}]` of the three-byte characters, by code
+/// point (`build.rs`).
+static CLASSES3: &[u8; 3 << 13] = include_bytes!(concat!(env!("OUT_DIR"), "/classes3.bits"));
 
 static CL100K_JS_DFA: &Aligned<[u8]> = &Aligned {
     _align: [],
@@ -53,7 +55,16 @@ pub(crate) enum Split {
 /// Splits text into the pieces tiktoken encodes one by one.
 pub struct Pretokenizer {
     dfa: dense::DFA<&'static [u32]>,
-    ascii_fast_path: bool,
+    fast: Fast,
+}
+
+/// The hand-written path a split tries before its DFA.
+#[derive(Clone, Copy)]
+enum Fast {
+    /// cl100k's pattern (either `\s`): `ascii_piece`, then `letter_piece`.
+    Cl100k,
+    /// o200k's pattern: `o200k_ascii_piece`.
+    O200k,
 }
 
 impl Pretokenizer {
@@ -63,20 +74,17 @@ impl Pretokenizer {
     /// # Errors
     /// Only if the build script's DFA does not load (a unit test loads every one).
     pub(crate) fn load(split: Split) -> Result<Self> {
-        let (bytes, ascii_fast_path) = match split {
-            Split::Cl100k => (CL100K_DFA, true),
-            Split::O200k => (O200K_DFA, false),
-            Split::Cl100kJs => (CL100K_JS_DFA, true),
+        let (bytes, fast) = match split {
+            Split::Cl100k => (CL100K_DFA, Fast::Cl100k),
+            Split::O200k => (O200K_DFA, Fast::O200k),
+            Split::Cl100kJs => (CL100K_JS_DFA, Fast::Cl100k),
         };
         let (dfa, _) = dense::DFA::from_bytes(&bytes.bytes).map_err(|e| Error::InvalidConfig {
             field: "pretokenizer DFA",
             value: e.to_string(),
             expected: "the DFA the build script serialized",
         })?;
-        Ok(Pretokenizer {
-            dfa,
-            ascii_fast_path,
-        })
+        Ok(Pretokenizer { dfa, fast })
     }
 
     /// Calls `f(start, end)` for every piece, in order; the pieces tile `text`.
@@ -91,11 +99,10 @@ impl Pretokenizer {
 
     /// The end of the piece that starts at `at` (a character boundary before the end).
     pub fn piece_end(&self, text: &str, at: usize) -> usize {
-        let fast = if self.ascii_fast_path {
-            let bytes = text.as_bytes();
-            ascii_piece(bytes, at).or_else(|| letter_piece(bytes, at))
-        } else {
-            None
+        let bytes = text.as_bytes();
+        let fast = match self.fast {
+            Fast::Cl100k => ascii_piece(bytes, at).or_else(|| letter_piece(bytes, at)),
+            Fast::O200k => o200k_ascii_piece(bytes, at).or_else(|| o200k_letter_piece(bytes, at)),
         };
         fast.unwrap_or_else(|| self.regex_piece(text, at))
     }
@@ -221,6 +228,139 @@ fn ascii_piece(b: &[u8], p: usize) -> Option<usize> {
         return Some(if e == n || e - p == 1 { e } else { e - 1 });
     }
     None
+}
+
+/// The end of the o200k piece starting at `p`, decided from ASCII bytes only; `None`
+/// when a non-ASCII character could change the answer.
+///
+/// o200k's words are `[^\r\n\p{L}\p{N}]?` then upper-case letters then lower-case
+/// ones (at least one letter; the lower-case part may be empty only without a
+/// lower-case letter after the upper-case run), then an optional contraction. Its other
+/// alternatives read ASCII as cl100k's do, but its punctuation run also takes `/`.
+fn o200k_ascii_piece(b: &[u8], p: usize) -> Option<usize> {
+    let n = b.len();
+    let c = *b.get(p)?;
+    if !c.is_ascii() {
+        return None;
+    }
+    let next = |i: usize| b.get(i).copied();
+    // A run of `class` from `q`, or None if a non-ASCII character follows it.
+    let run = |q: usize, class: fn(u8) -> bool| -> Option<usize> {
+        let mut e = q;
+        while e < n && class(b[e]) {
+            e += 1;
+        }
+        (e == n || b[e].is_ascii()).then_some(e)
+    };
+    // 1, 2. [^\r\n\p{L}\p{N}]? upper* lower* (?i:'s|'t|'re|'ve|'m|'ll|'d)?
+    let word = |q: usize| -> Option<usize> {
+        let upper = run(q, |x| x.is_ascii_uppercase())?;
+        let e = run(upper, |x| x.is_ascii_lowercase())?;
+        if next(e) != Some(b'\'') {
+            return Some(e);
+        }
+        let lower = |i: usize| next(i).map(|x| x.to_ascii_lowercase());
+        match (lower(e + 1), lower(e + 2)) {
+            (Some(x), _) if !x.is_ascii() => None,
+            (Some(b'r' | b'v'), Some(y)) if !y.is_ascii() => None,
+            (Some(b'l'), Some(y)) if !y.is_ascii() => None,
+            (Some(b's' | b't' | b'm' | b'd'), _) => Some(e + 2),
+            (Some(b'r' | b'v'), Some(b'e')) | (Some(b'l'), Some(b'l')) => Some(e + 3),
+            _ => Some(e),
+        }
+    };
+    if is_letter(c) {
+        return word(p);
+    }
+    if !is_newline(c) && !is_number(c) {
+        match next(p + 1) {
+            Some(x) if !x.is_ascii() => return None,
+            Some(x) if is_letter(x) => return word(p + 1),
+            _ => {}
+        }
+    }
+    // 3. \p{N}{1,3}
+    if is_number(c) {
+        let mut e = p + 1;
+        while e < n && e < p + 3 {
+            match b[e] {
+                x if !x.is_ascii() => return None,
+                x if is_number(x) => e += 1,
+                _ => break,
+            }
+        }
+        return Some(e);
+    }
+    // 4. ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
+    let tail = |mut e: usize| {
+        while e < n && (is_newline(b[e]) || b[e] == b'/') {
+            e += 1;
+        }
+        e
+    };
+    let others = |q: usize| run(q, is_other).map(tail);
+    if is_other(c) {
+        return others(p);
+    }
+    if c == b' ' && next(p + 1).is_some_and(is_other) {
+        return others(p + 1);
+    }
+    // 5. \s*[\r\n]+   6. \s+(?!\S)   7. \s+
+    if is_space(c) {
+        let e = run(p, is_space)?;
+        if let Some(k) = (p..e).rev().find(|&k| is_newline(b[k])) {
+            return Some(k + 1);
+        }
+        return Some(if e == n || e - p == 1 { e } else { e - 1 });
+    }
+    None
+}
+
+/// Whether the three-byte character at `b[i]` is in `[\p{Lo}\p{Lm}\p{M}]`, in both of
+/// o200k's letter classes (CJK, kana, Hangul, their marks); `None` if it is not three
+/// bytes long.
+#[inline]
+fn caseless_at(b: &[u8], i: usize) -> Option<bool> {
+    let c = *b.get(i)?;
+    if c & 0xF0 != 0xE0 {
+        return None;
+    }
+    let cp = (usize::from(c & 0x0F) << 12)
+        | (usize::from(b[i + 1] & 0x3F) << 6)
+        | usize::from(b[i + 2] & 0x3F);
+    Some(CLASSES3[(2 << 13) + cp / 8] >> (cp % 8) & 1 == 1)
+}
+
+/// The end of an o200k word of case-less three-byte letters (a CJK run) that starts at
+/// `p`: `[^\r\n\p{L}\p{N}]?` then a run of `[\p{Lo}\p{Lm}\p{M}]` that starts with a
+/// letter. Such a run is all of the word when what follows is no letter and no `'`;
+/// otherwise, or for any character of another length, `None`.
+fn o200k_letter_piece(b: &[u8], p: usize) -> Option<usize> {
+    let letter = |i: usize| {
+        class_at(b, i).is_some_and(|(c, len)| c == Class::Letter && len == 3)
+            && caseless_at(b, i) == Some(true)
+    };
+    let start = if letter(p) {
+        p
+    } else {
+        let (class, len) = class_at(b, p)?;
+        // A mark could belong to the run; the DFA decides those.
+        let prefix = class == Class::Other && !(len == 3 && caseless_at(b, p) == Some(true));
+        if !(prefix && letter(p + len)) {
+            return None;
+        }
+        p + len
+    };
+    let mut e = start;
+    while caseless_at(b, e) == Some(true) {
+        e += 3;
+    }
+    match class_at(b, e) {
+        None if e == b.len() => Some(e),
+        Some((Class::Letter, _)) | None => None,
+        Some(_) if b[e] == b'\'' => None,
+        Some(_) => Some(e),
+    }
 }
 
 /// The class of the character at `b[i]`, if it is ASCII or three bytes long.
@@ -365,6 +505,28 @@ mod tests {
             for pre in [Pretokenizer::load(Split::Cl100k).unwrap(), Pretokenizer::load(Split::Cl100kJs).unwrap()] {
                 prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
             }
+        }
+
+        #[test]
+        fn o200k_fast_path_equals_regex(
+            text in "[ -~\t\n\r\u{b}\u{c}]{0,40}|[a-zA-Z' \n\r\t0-9./é你ſK\u{a0}\u{3000}\u{85}²\u{301}]{0,40}|[sStTlLrReEvVmMdD' A]{0,20}"
+        ) {
+            let pre = Pretokenizer::load(Split::O200k).unwrap();
+            prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
+        }
+
+        #[test]
+        fn o200k_letter_path_equals_regex(
+            text in "[你好的是しーカ한국ａＺ０１２ab9 'A\t\r\n，。「」\u{3099}\u{302a}\u{2028}\u{3000}\u{feff}é😀Ⅻ々ー]{0,40}"
+        ) {
+            let pre = Pretokenizer::load(Split::O200k).unwrap();
+            prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
+        }
+
+        #[test]
+        fn o200k_fast_path_equals_regex_on_any_text(text in "\\PC{0,30}|[\\x00-\\x7f]{0,40}") {
+            let pre = Pretokenizer::load(Split::O200k).unwrap();
+            prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
         }
 
         #[test]
