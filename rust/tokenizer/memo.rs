@@ -28,8 +28,9 @@ pub(crate) const MEMO_CAPACITY: usize = 1 << 15;
 const MEMO_BYTES: usize = 2 << 20;
 /// Longer pieces rarely repeat; they are merged without being kept.
 const KEY_MAX: usize = 256;
-/// Slots of the table of pieces seen once (a tag of 4 bytes each).
-const SEEN_SLOTS: usize = 1 << 14;
+/// Slots of the table of pieces seen once (a tag of 4 bytes each). Fewer slots lose
+/// pieces of a warm corpus to collisions before they are ever kept.
+const SEEN_SLOTS: usize = 1 << 16;
 
 /// Piece -> range of its tokens in `store`.
 pub(crate) struct Memo {
