@@ -350,8 +350,8 @@ def chunk_many(
         with ThreadPoolExecutor(max_workers=min(threads or os.cpu_count() or 1, 32)) as pool:
             return list(pool.map(lambda t: _chunks_of(t, config, tok, "native"), texts))
     # On more than one thread, batches arrive while later texts are still being cut, so
-    # building Chunks (serial, under the GIL) overlaps the cutting. One thread gets them
-    # all at once: nothing runs beside it.
+    # building Chunks (serial, under the GIL) overlaps the cutting. On one thread (also a
+    # rayon pool of one) they are all cut first: nothing runs beside the caller.
     many = _native.chunk_many if threads == 1 else _native.chunk_many_iter
     safe = list(texts)
     try:

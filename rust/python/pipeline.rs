@@ -117,7 +117,8 @@ type Done = (usize, std::thread::Result<Result<Batch>>);
 
 /// `chunk_many` as an iterator of batches in text order. The texts are cut on rayon
 /// threads in the background while the caller turns finished batches into `Chunk`s
-/// under the GIL, so that serial part overlaps the cutting instead of following it.
+/// under the GIL, so that serial part overlaps the cutting instead of following it. On
+/// one thread (`threads=1`, or a pool of one) they are all cut before it returns.
 #[pyclass(name = "ChunkManyIter", module = "ferrochunk._native")]
 pub struct PyChunkManyIter {
     state: Mutex<Receiving>,
@@ -154,35 +155,41 @@ pub fn py_chunk_many_iter(
         let (tx, rx) = channel::<Done>();
         let stop = Arc::clone(&cancel);
         let run_tx = tx.clone();
-        std::thread::Builder::new()
-            .name("ferrochunk-chunk-many".into())
-            .spawn(move || {
-                let run = threads::run(threads, || {
-                    texts
-                        .par_iter()
-                        .enumerate()
-                        .for_each_with(tx, |tx, (i, t)| {
-                            if stop.load(Ordering::Relaxed) {
-                                return;
-                            }
-                            let done = catch_unwind(AssertUnwindSafe(|| {
-                                chunk_text(t, &spec, Tokens::Embedded(enc))
-                            }));
-                            // The receiver is gone only when the iterator was dropped.
-                            let _ = tx.send((i, done));
-                        });
-                    Ok(())
-                });
-                if let Err(e) = run {
-                    let _ = run_tx.send((RUN, Ok(Err(e))));
-                }
-            })
-            .map_err(|e| Error::InvalidConfig {
-                field: "threads",
-                value: e.to_string(),
-                expected: "a thread the system can start",
-            })
-            .or_raise(py)?;
+        let work = move || {
+            let run = threads::run(threads, || {
+                texts
+                    .par_iter()
+                    .enumerate()
+                    .for_each_with(tx, |tx, (i, t)| {
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        let done = catch_unwind(AssertUnwindSafe(|| {
+                            chunk_text(t, &spec, Tokens::Embedded(enc))
+                        }));
+                        // The receiver is gone only when the iterator was dropped.
+                        let _ = tx.send((i, done));
+                    });
+                Ok(())
+            });
+            if let Err(e) = run {
+                let _ = run_tx.send((RUN, Ok(Err(e))));
+            }
+        };
+        if threads::count(threads) == 1 {
+            // One thread means one core: cut everything here, nothing beside the caller.
+            py.detach(work);
+        } else {
+            std::thread::Builder::new()
+                .name("ferrochunk-chunk-many".into())
+                .spawn(work)
+                .map_err(|e| Error::InvalidConfig {
+                    field: "threads",
+                    value: e.to_string(),
+                    expected: "a thread the system can start",
+                })
+                .or_raise(py)?;
+        }
         Ok(PyChunkManyIter {
             state: Mutex::new(Receiving {
                 rx: Some(rx),

@@ -45,6 +45,14 @@ fn pool(n: usize) -> Result<Arc<ThreadPool>> {
     Ok(built)
 }
 
+/// How many threads `run(threads, ..)` runs on.
+pub fn count(threads: Option<usize>) -> usize {
+    match threads {
+        None => rayon::current_num_threads(),
+        Some(n) => n.clamp(1, cpus()),
+    }
+}
+
 /// Runs `f` with at most `threads` threads.
 ///
 /// # Errors
