@@ -297,7 +297,8 @@ pub fn packing(data: &[u8]) {
 }
 
 /// Dify's cleaning never panics; its always-on part leaves no control character and
-/// never lengthens the text, and the URL pass only removes or keeps text.
+/// never lengthens the text, `remove_extra_spaces` equals a character-by-character
+/// reading of its two regexes, and the URL pass only removes or keeps text.
 pub fn cleaning(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let base = crate::text::patterns::dify_base(&text);
@@ -306,5 +307,43 @@ pub fn cleaning(data: &[u8]) {
         .chars()
         .any(|c| matches!(c, '\x00'..='\x08' | '\x0b' | '\x0c' | '\x0e'..='\x1f' | '\x7f')));
     let spaced = crate::text::patterns::dify_extra_spaces(&base);
+    assert_eq!(spaced, extra_spaces_by_chars(&base));
     let _ = crate::text::patterns::dify_urls_emails(&spaced).expect("patterns compile");
+}
+
+/// `re.sub(r"\n{3,}", "\n\n")` then runs of 2+ Dify spaces to one `" "`, one character
+/// at a time: the oracle for the sliced version in `patterns.rs`.
+fn extra_spaces_by_chars(text: &str) -> String {
+    let is_space = |c: char| {
+        matches!(
+            c,
+            '\t' | '\x0c' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{180e}' | '\u{2000}'
+                ..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+        )
+    };
+    // Collapses a run of `class` characters: `with` for `min` or more, else the run.
+    let collapse = |text: &str, class: &dyn Fn(char) -> bool, min: usize, with: &str| {
+        let (mut out, mut run) = (String::new(), String::new());
+        for c in text.chars() {
+            if class(c) {
+                run.push(c);
+                continue;
+            }
+            out.push_str(if run.chars().count() >= min {
+                with
+            } else {
+                &run
+            });
+            run.clear();
+            out.push(c);
+        }
+        out.push_str(if run.chars().count() >= min {
+            with
+        } else {
+            &run
+        });
+        out
+    };
+    let lines = collapse(text, &|c| c == '\n', 3, "\n\n");
+    collapse(&lines, &is_space, 2, " ")
 }
