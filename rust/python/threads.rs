@@ -66,7 +66,7 @@ pub fn run<T: Send>(threads: Option<usize>, f: impl FnOnce() -> Result<T> + Send
             expected: "None or an integer >= 1",
         }),
         Some(n) => {
-            let n = n.min(cpus());
+            let n = count(Some(n));
             // The global pool is sized by RAYON_NUM_THREADS when that is set.
             if n == rayon::current_num_threads() {
                 f()

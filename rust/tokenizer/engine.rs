@@ -320,6 +320,18 @@ mod tests {
         ]
     }
 
+    /// `merge_short` and bpe's backtracking encoder, on every engine.
+    fn both_ways(piece: &[u8]) -> Vec<(Vec<u32>, Vec<u32>)> {
+        engines()
+            .into_iter()
+            .map(|engine| {
+                let mut ours = Vec::new();
+                engine.merge_short(piece, &mut ours);
+                (ours, engine.bpe().bpe.encode_via_backtracking(piece))
+            })
+            .collect()
+    }
+
     /// Every three-byte character, alone and between neighbours of each kind.
     #[test]
     fn every_three_byte_character_merges_exactly() {
@@ -330,17 +342,11 @@ mod tests {
             ("é", "😀"),
             ("ー", "し"),
         ];
-        for engine in engines() {
-            for c in (0x800..=0xFFFF).filter_map(char::from_u32) {
-                for (before, after) in contexts {
-                    let piece = format!("{before}{c}{after}");
-                    let mut ours = Vec::new();
-                    engine.merge_short(piece.as_bytes(), &mut ours);
-                    assert_eq!(
-                        ours,
-                        engine.bpe().bpe.encode_via_backtracking(piece.as_bytes()),
-                        "{piece:?}"
-                    );
+        for c in (0x800..=0xFFFF).filter_map(char::from_u32) {
+            for (before, after) in contexts {
+                let piece = format!("{before}{c}{after}");
+                for (ours, theirs) in both_ways(piece.as_bytes()) {
+                    assert_eq!(ours, theirs, "{piece:?}");
                 }
             }
         }
@@ -352,10 +358,8 @@ mod tests {
         fn long_merges_equal_backtracking(
             piece in "[你好世界人工智能改变每一个角落의한국어です]{40,400}|[a-z]{100,1500}|[ -~]{100,600}"
         ) {
-            for engine in engines() {
-                let mut ours = Vec::new();
-                engine.merge_short(piece.as_bytes(), &mut ours);
-                prop_assert_eq!(ours, engine.bpe().bpe.encode_via_backtracking(piece.as_bytes()));
+            for (ours, theirs) in both_ways(piece.as_bytes()) {
+                prop_assert_eq!(ours, theirs);
             }
         }
 
@@ -365,19 +369,15 @@ mod tests {
         ) {
             // Kana after し or ー, and Hangul, are where a character's merges are not
             // certain to come first; `char_parts` must then keep its bytes.
-            for engine in engines() {
-                let mut ours = Vec::new();
-                engine.merge_short(piece.as_bytes(), &mut ours);
-                prop_assert_eq!(ours, engine.bpe().bpe.encode_via_backtracking(piece.as_bytes()));
+            for (ours, theirs) in both_ways(piece.as_bytes()) {
+                prop_assert_eq!(ours, theirs);
             }
         }
 
         #[test]
         fn short_merge_equals_backtracking(piece in proptest::collection::vec(any::<u8>(), 0..130)) {
-            for engine in engines() {
-                let mut ours = Vec::new();
-                engine.merge_short(&piece, &mut ours);
-                prop_assert_eq!(ours, engine.bpe().bpe.encode_via_backtracking(&piece));
+            for (ours, theirs) in both_ways(&piece) {
+                prop_assert_eq!(ours, theirs);
             }
         }
     }

@@ -152,28 +152,22 @@ fn is_other(c: u8) -> bool {
     c.is_ascii() && !is_letter(c) && !is_number(c) && !is_space(c)
 }
 
+/// A run of `class` from `q`, or None if a non-ASCII character follows it.
+fn ascii_run(b: &[u8], q: usize, class: impl Fn(u8) -> bool) -> Option<usize> {
+    let mut e = q;
+    while e < b.len() && class(b[e]) {
+        e += 1;
+    }
+    (e == b.len() || b[e].is_ascii()).then_some(e)
+}
+
 /// The end of the cl100k piece starting at `p`, decided from ASCII bytes only;
 /// `None` when a non-ASCII character could change the answer.
 fn ascii_piece(b: &[u8], p: usize) -> Option<usize> {
-    let n = b.len();
-    let c = *b.get(p)?;
-    let next = |i: usize| b.get(i).copied();
-    if !c.is_ascii() {
-        return None;
-    }
-    // A run of `class` from `q`, or None if a non-ASCII character follows it.
-    let run = |q: usize, class: fn(u8) -> bool| -> Option<usize> {
-        let mut e = q;
-        while e < n && class(b[e]) {
-            e += 1;
-        }
-        (e == n || b[e].is_ascii()).then_some(e)
-    };
-
     // 1. (?i:'s|'t|'re|'ve|'m|'ll|'d)
-    if c == b'\'' {
-        let x = next(p + 1).map(|x| x.to_ascii_lowercase());
-        let y = next(p + 2).map(|y| y.to_ascii_lowercase());
+    if b.get(p) == Some(&b'\'') {
+        let x = b.get(p + 1).map(u8::to_ascii_lowercase);
+        let y = b.get(p + 2).map(u8::to_ascii_lowercase);
         match (x, y) {
             (Some(x), _) if !x.is_ascii() => return None,
             (Some(b's' | b't' | b'm' | b'd'), _) => return Some(p + 2),
@@ -181,53 +175,8 @@ fn ascii_piece(b: &[u8], p: usize) -> Option<usize> {
             _ => {}
         }
     }
-    // 2. [^\r\n\p{L}\p{N}]?\p{L}+
-    if is_letter(c) {
-        return run(p, is_letter);
-    }
-    if !is_newline(c) && !is_number(c) {
-        match next(p + 1) {
-            Some(x) if !x.is_ascii() => return None,
-            Some(x) if is_letter(x) => return run(p + 1, is_letter),
-            _ => {}
-        }
-    }
-    // 3. \p{N}{1,3}
-    if is_number(c) {
-        let mut e = p + 1;
-        while e < n && e < p + 3 {
-            match b[e] {
-                x if !x.is_ascii() => return None,
-                x if is_number(x) => e += 1,
-                _ => break,
-            }
-        }
-        return Some(e);
-    }
-    // 4. ` ?[^\s\p{L}\p{N}]+[\r\n]*`
-    // `[\r\n]*` ends at any other character, ASCII or not.
-    let newlines = |mut e: usize| {
-        while e < n && is_newline(b[e]) {
-            e += 1;
-        }
-        e
-    };
-    let others = |q: usize| run(q, is_other).map(newlines);
-    if is_other(c) {
-        return others(p);
-    }
-    if c == b' ' && next(p + 1).is_some_and(is_other) {
-        return others(p + 1);
-    }
-    // 5. \s*[\r\n]+   6. \s+(?!\S)   7. \s+
-    if is_space(c) {
-        let e = run(p, is_space)?;
-        if let Some(k) = (p..e).rev().find(|&k| is_newline(b[k])) {
-            return Some(k + 1);
-        }
-        return Some(if e == n || e - p == 1 { e } else { e - 1 });
-    }
-    None
+    // 2. [^\r\n\p{L}\p{N}]?\p{L}+, then 3-7; `[\r\n]*` after punctuation.
+    ascii_words_and_rest(b, p, |q| ascii_run(b, q, is_letter), is_newline)
 }
 
 /// The end of the o200k piece starting at `p`, decided from ASCII bytes only; `None`
@@ -238,24 +187,11 @@ fn ascii_piece(b: &[u8], p: usize) -> Option<usize> {
 /// lower-case letter after the upper-case run), then an optional contraction. Its other
 /// alternatives read ASCII as cl100k's do, but its punctuation run also takes `/`.
 fn o200k_ascii_piece(b: &[u8], p: usize) -> Option<usize> {
-    let n = b.len();
-    let c = *b.get(p)?;
-    if !c.is_ascii() {
-        return None;
-    }
     let next = |i: usize| b.get(i).copied();
-    // A run of `class` from `q`, or None if a non-ASCII character follows it.
-    let run = |q: usize, class: fn(u8) -> bool| -> Option<usize> {
-        let mut e = q;
-        while e < n && class(b[e]) {
-            e += 1;
-        }
-        (e == n || b[e].is_ascii()).then_some(e)
-    };
     // 1, 2. [^\r\n\p{L}\p{N}]? upper* lower* (?i:'s|'t|'re|'ve|'m|'ll|'d)?
     let word = |q: usize| -> Option<usize> {
-        let upper = run(q, |x| x.is_ascii_uppercase())?;
-        let e = run(upper, |x| x.is_ascii_lowercase())?;
+        let upper = ascii_run(b, q, |x| x.is_ascii_uppercase())?;
+        let e = ascii_run(b, upper, |x| x.is_ascii_lowercase())?;
         if next(e) != Some(b'\'') {
             return Some(e);
         }
@@ -269,6 +205,25 @@ fn o200k_ascii_piece(b: &[u8], p: usize) -> Option<usize> {
             _ => Some(e),
         }
     };
+    ascii_words_and_rest(b, p, word, |x| is_newline(x) || x == b'/')
+}
+
+/// What cl100k's and o200k's splits share on ASCII, from `p`: a word (`word` from its
+/// first letter) after at most one non-letter, non-number, non-newline; `\p{N}{1,3}`;
+/// ` ?[^\s\p{L}\p{N}]+` then a run of `tail` bytes; white space. `None` when a
+/// non-ASCII character could change the answer.
+fn ascii_words_and_rest(
+    b: &[u8],
+    p: usize,
+    word: impl Fn(usize) -> Option<usize>,
+    tail: impl Fn(u8) -> bool,
+) -> Option<usize> {
+    let n = b.len();
+    let c = *b.get(p)?;
+    if !c.is_ascii() {
+        return None;
+    }
+    let next = |i: usize| b.get(i).copied();
     if is_letter(c) {
         return word(p);
     }
@@ -291,14 +246,15 @@ fn o200k_ascii_piece(b: &[u8], p: usize) -> Option<usize> {
         }
         return Some(e);
     }
-    // 4. ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
-    let tail = |mut e: usize| {
-        while e < n && (is_newline(b[e]) || b[e] == b'/') {
-            e += 1;
-        }
-        e
+    // 4. ` ?[^\s\p{L}\p{N}]+` and the tail, which ends at any other character, ASCII or not.
+    let others = |q: usize| {
+        ascii_run(b, q, is_other).map(|mut e| {
+            while e < n && tail(b[e]) {
+                e += 1;
+            }
+            e
+        })
     };
-    let others = |q: usize| run(q, is_other).map(tail);
     if is_other(c) {
         return others(p);
     }
@@ -307,7 +263,7 @@ fn o200k_ascii_piece(b: &[u8], p: usize) -> Option<usize> {
     }
     // 5. \s*[\r\n]+   6. \s+(?!\S)   7. \s+
     if is_space(c) {
-        let e = run(p, is_space)?;
+        let e = ascii_run(b, p, is_space)?;
         if let Some(k) = (p..e).rev().find(|&k| is_newline(b[k])) {
             return Some(k + 1);
         }
@@ -321,14 +277,20 @@ fn o200k_ascii_piece(b: &[u8], p: usize) -> Option<usize> {
 /// bytes long.
 #[inline]
 fn caseless_at(b: &[u8], i: usize) -> Option<bool> {
-    let c = *b.get(i)?;
-    if c & 0xF0 != 0xE0 {
-        return None;
-    }
-    let cp = (usize::from(c & 0x0F) << 12)
-        | (usize::from(b[i + 1] & 0x3F) << 6)
-        | usize::from(b[i + 2] & 0x3F);
+    let cp = code_point3(b, i)?;
     Some(CLASSES3[(2 << 13) + cp / 8] >> (cp % 8) & 1 == 1)
+}
+
+/// The code point of the three-byte character starting at `b[i]`, or `None` when the
+/// byte there does not start one. Text is UTF-8, so its continuation bytes are there.
+#[inline]
+fn code_point3(b: &[u8], i: usize) -> Option<usize> {
+    let c = *b.get(i)?;
+    (c & 0xF0 == 0xE0).then(|| {
+        (usize::from(c & 0x0F) << 12)
+            | (usize::from(b[i + 1] & 0x3F) << 6)
+            | usize::from(b[i + 2] & 0x3F)
+    })
 }
 
 /// The end of an o200k word of case-less three-byte letters (a CJK run) that starts at
@@ -387,13 +349,7 @@ fn class_at(b: &[u8], i: usize) -> Option<(Class, usize)> {
         };
         return Some((class, 1));
     }
-    if c & 0xF0 != 0xE0 {
-        return None;
-    }
-    // Text is UTF-8, so the two continuation bytes are there.
-    let cp = (usize::from(c & 0x0F) << 12)
-        | (usize::from(b[i + 1] & 0x3F) << 6)
-        | usize::from(b[i + 2] & 0x3F);
+    let cp = code_point3(b, i)?;
     let bit = |k: usize| CLASSES3[(k << 13) + cp / 8] >> (cp % 8) & 1 == 1;
     let class = if bit(0) {
         Class::Letter
