@@ -13,6 +13,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[path = "rust/tokenizer/table_hash.rs"]
+#[allow(dead_code)]
 mod table_hash;
 
 #[path = "rust/tokenizer/patterns.rs"]
@@ -40,14 +41,25 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
     }
     offsets.push(all.len() as u32);
 
+    // Each slot is (first eight bytes, zero-padded, as two words; id | length << 24): a
+    // piece of up to eight bytes is found without reading the token's bytes.
     let vocab_slots = slots_for(n);
-    let mut vocab = vec![u32::MAX; vocab_slots];
+    let mut vocab = vec![u32::MAX; vocab_slots * 3];
     for (id, t) in tokens.iter().enumerate() {
+        assert!(
+            id < 1 << 24 && t.len() < 256,
+            "token {id} does not fit a vocabulary slot"
+        );
         let mut i = table_hash::hash_bytes(t) as usize & (vocab_slots - 1);
-        while vocab[i] != u32::MAX {
+        while vocab[3 * i + 2] != u32::MAX {
             i = (i + 1) & (vocab_slots - 1);
         }
-        vocab[i] = id as u32;
+        let word = table_hash::prefix_word(t);
+        vocab[3 * i..3 * i + 3].copy_from_slice(&[
+            word as u32,
+            (word >> 32) as u32,
+            id as u32 | (t.len() as u32) << 24,
+        ]);
     }
 
     let mut pairs: Vec<(u64, u32)> = Vec::new();

@@ -62,10 +62,10 @@ impl Engine {
         self.tables.token_len(id)
     }
 
-    /// The id of a piece that is one token.
+    /// The id of `text[a..b]` if it is one token.
     #[inline]
-    pub(crate) fn lookup(&self, piece: &[u8]) -> Option<u32> {
-        self.tables.lookup(piece)
+    pub(crate) fn lookup_in(&self, text: &[u8], a: usize, b: usize) -> Option<u32> {
+        self.tables.lookup_in(text, a, b)
     }
 
     /// Appends the tokens of one pre-tokenized piece to `out`.

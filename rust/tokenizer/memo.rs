@@ -92,17 +92,26 @@ impl Memo {
         }
     }
 
-    /// The tokens of `piece`: one vocabulary lookup, the memo, or a merge.
+    /// The tokens of the piece `text[a..b]`: one vocabulary lookup, the memo, or a merge.
+    #[inline]
     pub(crate) fn tokens<'m>(
         &'m mut self,
         engine: &Engine,
-        piece: &[u8],
+        text: &[u8],
+        (a, b): (usize, usize),
         one: &'m mut [u32; 1],
     ) -> &'m [u32] {
-        if let Some(id) = engine.lookup(piece) {
+        // Most pieces are one token: this stays inline in the caller's loop.
+        if let Some(id) = engine.lookup_in(text, a, b) {
             one[0] = id;
             return &one[..];
         }
+        self.multi_token(engine, &text[a..b])
+    }
+
+    /// The tokens of a piece that is not one token: the memo, or a merge.
+    #[inline(never)]
+    fn multi_token(&mut self, engine: &Engine, piece: &[u8]) -> &[u32] {
         if piece.len() > KEY_MAX {
             return self.merge_unkept(engine, piece);
         }

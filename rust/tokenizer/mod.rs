@@ -186,7 +186,7 @@ impl Tokenizer {
         with_memo(self.engine, |memo| {
             let mut one = [0u32; 1];
             self.pre.for_each_piece(text, |a, b| {
-                f(a, memo.tokens(self.engine, &bytes[a..b], &mut one));
+                f(a, memo.tokens(self.engine, bytes, (a, b), &mut one));
             });
         });
     }
@@ -208,7 +208,7 @@ impl Tokenizer {
             let mut at = 0;
             while at < text.len() && ids.len() < n {
                 let end = self.pre.piece_end(text, at);
-                ids.extend_from_slice(memo.tokens(self.engine, &bytes[at..end], &mut one));
+                ids.extend_from_slice(memo.tokens(self.engine, bytes, (at, end), &mut one));
                 at = end;
             }
         });

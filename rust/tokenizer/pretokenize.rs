@@ -98,7 +98,18 @@ impl Pretokenizer {
     }
 
     /// The end of the piece that starts at `at` (a character boundary before the end).
+    #[inline(always)]
     pub fn piece_end(&self, text: &str, at: usize) -> usize {
+        // Words, most pieces of most text, are decided inline in the caller's loop.
+        let word = match self.fast {
+            Fast::Cl100k => ascii_word(text.as_bytes(), at),
+            Fast::O200k => o200k_ascii_word(text.as_bytes(), at),
+        };
+        word.unwrap_or_else(|| self.other_piece_end(text, at))
+    }
+
+    #[inline(never)]
+    fn other_piece_end(&self, text: &str, at: usize) -> usize {
         let bytes = text.as_bytes();
         let fast = match self.fast {
             Fast::Cl100k => ascii_piece(bytes, at).or_else(|| letter_piece(bytes, at)),
@@ -139,8 +150,10 @@ fn is_number(c: u8) -> bool {
 }
 
 /// ASCII `\s` (Unicode White_Space): tab, LF, VT, FF, CR, space.
+#[inline]
 fn is_space(c: u8) -> bool {
-    matches!(c, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
+    const SPACES: u64 = 1 << b'\t' | 1 << b'\n' | 1 << 0x0B | 1 << 0x0C | 1 << b'\r' | 1 << b' ';
+    c <= b' ' && SPACES >> c & 1 == 1
 }
 
 fn is_newline(c: u8) -> bool {
@@ -161,6 +174,62 @@ fn ascii_run(b: &[u8], q: usize, class: impl Fn(u8) -> bool) -> Option<usize> {
     (e == b.len() || b[e].is_ascii()).then_some(e)
 }
 
+/// A run of ASCII letters from `q`, or None if a non-ASCII character follows it.
+#[inline(always)]
+fn letter_run(b: &[u8], q: usize) -> Option<usize> {
+    range_run(b, q, 0x20, b'a'..=b'z')
+}
+
+/// A run from `q` of ASCII bytes that `| fold` puts in `range`, or None if a non-ASCII
+/// character follows it. Reads eight bytes at a time: most words are longer than a byte
+/// test per letter is cheap.
+#[inline(always)]
+fn range_run(b: &[u8], q: usize, fold: u8, range: std::ops::RangeInclusive<u8>) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let (lo, hi) = (*range.start(), *range.end());
+    let mut e = q;
+    while let Some(w) = b.get(e..e + 8) {
+        let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        // On seven bits no byte carries into the next: the high bit of each byte says
+        // `x >= lo`, then `x > hi`; non-ASCII bytes are outside.
+        let x = (w & !HIGH) | (ONES * u64::from(fold));
+        let from_lo = x + ONES * u64::from(0x80 - lo);
+        let past_hi = x + ONES * u64::from(0x7F - hi);
+        let others = !(from_lo & !past_hi & !w) & HIGH;
+        if others != 0 {
+            e += (others.trailing_zeros() / 8) as usize;
+            return b[e].is_ascii().then_some(e);
+        }
+        e += 8;
+    }
+    ascii_run(b, e, |x| range.contains(&(x | fold)))
+}
+
+/// The end of the cl100k piece starting at `p` when it is the commonest kind, ASCII
+/// letters after at most one space (rule 2 alone); `None` for any other piece, or when a
+/// non-ASCII character follows the letters.
+#[inline]
+fn ascii_word(b: &[u8], p: usize) -> Option<usize> {
+    let q = p + usize::from(*b.get(p)? == b' ');
+    if b.get(q).copied().is_some_and(is_letter) {
+        letter_run(b, q)
+    } else {
+        None
+    }
+}
+
+/// [`ascii_word`] for o200k's words (`o200k_word`).
+#[inline]
+fn o200k_ascii_word(b: &[u8], p: usize) -> Option<usize> {
+    let q = p + usize::from(*b.get(p)? == b' ');
+    if b.get(q).copied().is_some_and(is_letter) {
+        o200k_word(b, q)
+    } else {
+        None
+    }
+}
+
 /// The end of the cl100k piece starting at `p`, decided from ASCII bytes only;
 /// `None` when a non-ASCII character could change the answer.
 fn ascii_piece(b: &[u8], p: usize) -> Option<usize> {
@@ -176,7 +245,7 @@ fn ascii_piece(b: &[u8], p: usize) -> Option<usize> {
         }
     }
     // 2. [^\r\n\p{L}\p{N}]?\p{L}+, then 3-7; `[\r\n]*` after punctuation.
-    ascii_words_and_rest(b, p, |q| ascii_run(b, q, is_letter), is_newline)
+    ascii_words_and_rest(b, p, |q| letter_run(b, q), is_newline)
 }
 
 /// The end of the o200k piece starting at `p`, decided from ASCII bytes only; `None`
@@ -187,25 +256,29 @@ fn ascii_piece(b: &[u8], p: usize) -> Option<usize> {
 /// lower-case letter after the upper-case run), then an optional contraction. Its other
 /// alternatives read ASCII as cl100k's do, but its punctuation run also takes `/`.
 fn o200k_ascii_piece(b: &[u8], p: usize) -> Option<usize> {
+    ascii_words_and_rest(b, p, |q| o200k_word(b, q), |x| is_newline(x) || x == b'/')
+}
+
+/// The end of the o200k word whose letters start at `q` (an ASCII letter): upper-case
+/// letters, lower-case letters, then `(?i:'s|'t|'re|'ve|'m|'ll|'d)?`; `None` when a
+/// non-ASCII character could change it.
+#[inline]
+fn o200k_word(b: &[u8], q: usize) -> Option<usize> {
     let next = |i: usize| b.get(i).copied();
-    // 1, 2. [^\r\n\p{L}\p{N}]? upper* lower* (?i:'s|'t|'re|'ve|'m|'ll|'d)?
-    let word = |q: usize| -> Option<usize> {
-        let upper = ascii_run(b, q, |x| x.is_ascii_uppercase())?;
-        let e = ascii_run(b, upper, |x| x.is_ascii_lowercase())?;
-        if next(e) != Some(b'\'') {
-            return Some(e);
-        }
-        let lower = |i: usize| next(i).map(|x| x.to_ascii_lowercase());
-        match (lower(e + 1), lower(e + 2)) {
-            (Some(x), _) if !x.is_ascii() => None,
-            (Some(b'r' | b'v'), Some(y)) if !y.is_ascii() => None,
-            (Some(b'l'), Some(y)) if !y.is_ascii() => None,
-            (Some(b's' | b't' | b'm' | b'd'), _) => Some(e + 2),
-            (Some(b'r' | b'v'), Some(b'e')) | (Some(b'l'), Some(b'l')) => Some(e + 3),
-            _ => Some(e),
-        }
-    };
-    ascii_words_and_rest(b, p, word, |x| is_newline(x) || x == b'/')
+    let upper = ascii_run(b, q, |x| x.is_ascii_uppercase())?;
+    let e = range_run(b, upper, 0, b'a'..=b'z')?;
+    if next(e) != Some(b'\'') {
+        return Some(e);
+    }
+    let lower = |i: usize| next(i).map(|x| x.to_ascii_lowercase());
+    match (lower(e + 1), lower(e + 2)) {
+        (Some(x), _) if !x.is_ascii() => None,
+        (Some(b'r' | b'v'), Some(y)) if !y.is_ascii() => None,
+        (Some(b'l'), Some(y)) if !y.is_ascii() => None,
+        (Some(b's' | b't' | b'm' | b'd'), _) => Some(e + 2),
+        (Some(b'r' | b'v'), Some(b'e')) | (Some(b'l'), Some(b'l')) => Some(e + 3),
+        _ => Some(e),
+    }
 }
 
 /// What cl100k's and o200k's splits share on ASCII, from `p`: a word (`word` from its
@@ -437,6 +510,13 @@ mod tests {
         ) {
             let pre = Pretokenizer::load(Split::Cl100k).unwrap();
             prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
+        }
+
+        #[test]
+        fn letter_runs_equal_byte_by_byte(b in proptest::collection::vec(any::<u8>(), 0..40), q in 0usize..40) {
+            let q = q.min(b.len());
+            prop_assert_eq!(letter_run(&b, q), ascii_run(&b, q, is_letter));
+            prop_assert_eq!(range_run(&b, q, 0, b'a'..=b'z'), ascii_run(&b, q, |x| x.is_ascii_lowercase()));
         }
 
         #[test]

@@ -79,7 +79,7 @@ impl StreamEncoder {
                     break;
                 }
                 let mut start = self.pos + at;
-                for &id in memo.tokens(engine, &bytes[at..end], &mut one) {
+                for &id in memo.tokens(engine, bytes, (at, end), &mut one) {
                     starts.push(start);
                     start += engine.token_len(id);
                 }

@@ -1,7 +1,7 @@
 //! The tables `build.rs` precomputed, read in place from the binary: loading copies and
 //! hashes nothing, and only the pages a text needs are ever touched.
 
-use super::table_hash::{hash_bytes, hash_pair};
+use super::table_hash::{hash_pair, hash_with_prefix, prefix_word_at};
 
 /// A little-endian `u32` array inside the binary.
 #[derive(Clone, Copy)]
@@ -23,7 +23,11 @@ impl Words {
 pub(crate) struct Tables {
     offsets: Words,
     bytes: &'static [u8],
+    /// Vocabulary slots of three words: the token's first eight bytes (zero-padded, two
+    /// words), then its id | its length << 24.
     vocab: Words,
+    /// Vocabulary slots - 1.
+    vocab_mask: usize,
     /// Pair slots of three words: right id, left id, joined id.
     pairs: Words,
     byte_ids: Words,
@@ -49,7 +53,7 @@ impl Tables {
         let (n, total) = (header.get(0) as usize, header.get(1) as usize);
         let (vocab_slots, pair_slots) = (header.get(2) as usize, header.get(3) as usize);
         let offsets = take(&mut data, n + 1);
-        let vocab = take(&mut data, vocab_slots);
+        let vocab = take(&mut data, vocab_slots * 3);
         let byte_ids = take(&mut data, 256);
         let byte_pairs = take(&mut data, 1 << 16);
         let pairs = take(&mut data, pair_slots * 3);
@@ -58,6 +62,7 @@ impl Tables {
             offsets,
             bytes: &data[..total],
             vocab,
+            vocab_mask: vocab_slots - 1,
             pairs,
             byte_ids,
             byte_pairs,
@@ -94,18 +99,34 @@ impl Tables {
         self.byte_pairs.get((usize::from(a) << 8) | usize::from(b))
     }
 
-    /// The id of a token's bytes, if they are one.
+    /// The id of a token's bytes, if they are one. A piece of up to eight bytes (most
+    /// words) is one word compare; a longer one also compares its other bytes.
+    /// `text[a..b]` is read with one load of its first eight bytes where the text has
+    /// them.
     #[inline]
-    pub(crate) fn lookup(&self, piece: &[u8]) -> Option<u32> {
-        let mask = self.vocab.len() - 1;
-        let mut i = hash_bytes(piece) as usize & mask;
+    pub(crate) fn lookup_in(&self, text: &[u8], a: usize, b: usize) -> Option<u32> {
+        self.lookup_word(&text[a..b], prefix_word_at(text, a, b - a))
+    }
+
+    #[inline(always)]
+    fn lookup_word(&self, piece: &[u8], word: u64) -> Option<u32> {
+        let n = piece.len();
+        if n >= 256 {
+            return None;
+        }
+        let (lo, hi, len) = (word as u32, (word >> 32) as u32, n as u32);
+        let mask = self.vocab_mask;
+        let mut i = hash_with_prefix(word, piece) as usize & mask;
         loop {
-            let id = self.vocab.get(i);
-            if id == u32::MAX {
+            let meta = self.vocab.get(3 * i + 2);
+            if meta == u32::MAX {
                 return None;
             }
-            if self.token(id) == piece {
-                return Some(id);
+            if meta >> 24 == len && self.vocab.get(3 * i) == lo && self.vocab.get(3 * i + 1) == hi {
+                let id = meta & 0x00FF_FFFF;
+                if n <= 8 || self.token(id)[8..] == piece[8..] {
+                    return Some(id);
+                }
             }
             i = (i + 1) & mask;
         }
@@ -139,13 +160,22 @@ impl Tables {
         }
         let index =
             (usize::from(b1 & 0x0F) << 12) | (usize::from(b2 & 0x3F) << 6) | usize::from(b3 & 0x3F);
-        let at = index * CHAR_WORDS;
-        let first = self.chars.get(at);
+        // One entry, read with one bounds check.
+        let entry = &self.chars.0[index * CHAR_WORDS * 4..(index + 1) * CHAR_WORDS * 4];
+        let word = |k: usize| {
+            u32::from_le_bytes([
+                entry[4 * k],
+                entry[4 * k + 1],
+                entry[4 * k + 2],
+                entry[4 * k + 3],
+            ])
+        };
+        let first = word(0);
         if first == u32::MAX {
             return None;
         }
-        let left = u64::from(self.chars.get(at + 2)) | (u64::from(self.chars.get(at + 3)) << 32);
-        let right = u64::from(self.chars.get(at + 4)) | (u64::from(self.chars.get(at + 5)) << 32);
+        let left = u64::from(word(2)) | (u64::from(word(3)) << 32);
+        let right = u64::from(word(4)) | (u64::from(word(5)) << 32);
         let safe_left = match i.checked_sub(1).map(|k| piece[k]) {
             None => true,
             Some(0x00..=0x7F) => right & 2 == 0,
@@ -160,7 +190,7 @@ impl Tables {
         };
         (safe_left && safe_right).then(|| CharParts {
             first,
-            second: self.chars.get(at + 1),
+            second: word(1),
             alone_right: right >> 62 & 1 == 1,
             alone_left: right >> 63 & 1 == 1,
         })
