@@ -100,14 +100,19 @@ pub fn py_chunks<'py>(
                 if voltagent::has_special_units(&units)? {
                     return Ok(None);
                 }
+                let utf8 = match &input {
+                    JsInput::Str(s) => Some(&**s),
+                    JsInput::Utf16(_) => None,
+                };
+                let (size, units) = (max_tokens, units.as_slice());
                 let rows = match chunker {
-                    "token" => chunkers::token_windows(&units, 0, max_tokens, overlap),
-                    "sentence" => chunkers::sentence_groups(&units, 0, max_tokens, overlap),
+                    "token" => chunkers::token_windows(units, utf8, size, overlap),
+                    "sentence" => chunkers::sentence_groups(units, utf8, size, overlap),
                     "recursive-tokens" => {
-                        chunkers::recursive_chunks(&units, max_tokens, overlap, OverlapUnit::Tokens)
+                        chunkers::recursive_chunks(units, utf8, size, overlap, OverlapUnit::Tokens)
                     }
                     "recursive-chars" => {
-                        chunkers::recursive_chunks(&units, max_tokens, overlap, OverlapUnit::Chars)
+                        chunkers::recursive_chunks(units, utf8, size, overlap, OverlapUnit::Chars)
                     }
                     other => Err(Error::InvalidConfig {
                         field: "chunker",
@@ -121,7 +126,7 @@ pub fn py_chunks<'py>(
                     bounds = rows
                         .iter()
                         .flat_map(|r| [r.content.0, r.content.1])
-                        .filter(|&k| !js::inside_pair(&units, k))
+                        .filter(|&k| !js::inside_pair(units, k))
                         .map(|k| k as u64)
                         .collect();
                     bounds.sort_unstable();

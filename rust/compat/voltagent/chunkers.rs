@@ -7,7 +7,7 @@
 //! in fractions, and injected tokenizers, stay on the general path in Python.
 
 use super::js::{line_col, line_map, paragraphs, sentences, Segment};
-use super::tokenizer::{count_units, end_of_first_units, ends_units, prefix_counts_units};
+use super::tokenizer::JsText;
 use crate::error::Result;
 
 /// What a row is, which decides the dict Python builds for it.
@@ -96,17 +96,33 @@ fn token_starts(ends: &[u64]) -> impl Fn(usize) -> u64 + '_ {
     move |i| if i == 0 { 0 } else { ends[i - 1] }
 }
 
-/// §5 windows of `size` tokens advancing by `size - overlap`, over `units`, which begin
-/// at unit `base` of the input.
+/// §5 windows of `size` tokens advancing by `size - overlap`, over a JS string's units
+/// (`utf8`: its UTF-8 form, when the caller has it).
 pub fn token_windows(
     units: &[u16],
-    base: usize,
+    utf8: Option<&str>,
     max_tokens: i64,
     overlap: i64,
 ) -> Result<Vec<Row>> {
+    windows(
+        &JsText::new(units, utf8)?,
+        (0, units.len()),
+        max_tokens,
+        overlap,
+    )
+}
+
+/// [`token_windows`] over the units `range` of `js`.
+fn windows(
+    js: &JsText<'_>,
+    range: (usize, usize),
+    max_tokens: i64,
+    overlap: i64,
+) -> Result<Vec<Row>> {
+    let (base, units) = (range.0, &js.units()[range.0..range.1]);
     let size = max_tokens.max(1);
     let overlap = overlap.min(size - 1).max(0);
-    let ends = ends_units(units)?;
+    let ends = js.ends(range.0, range.1)?;
     let n = ends.len() as i64;
     if n == 0 {
         return Ok(Vec::new());
@@ -165,15 +181,28 @@ fn pack(tokens: &[i64], size: i64, keep: i64) -> Vec<(usize, usize)> {
     groups
 }
 
-/// §6 sentence groups under `max_tokens`, over `units`, which begin at unit `base`.
-/// The content is the token range between the counts of the text before the group's
-/// first sentence and through its last, so it need not equal its `start..end`.
+/// §6 sentence groups under `max_tokens`, over a JS string's units (`utf8`: its UTF-8
+/// form, when the caller has it). The content is the token range between the counts of
+/// the text before the group's first sentence and through its last, so it need not
+/// equal its `start..end`.
 pub fn sentence_groups(
     units: &[u16],
-    base: usize,
+    utf8: Option<&str>,
     max_tokens: i64,
     overlap_sentences: i64,
 ) -> Result<Vec<Row>> {
+    let js = JsText::new(units, utf8)?;
+    groups(&js, (0, units.len()), max_tokens, overlap_sentences)
+}
+
+/// [`sentence_groups`] over the units `range` of `js`.
+fn groups(
+    js: &JsText<'_>,
+    range: (usize, usize),
+    max_tokens: i64,
+    overlap_sentences: i64,
+) -> Result<Vec<Row>> {
+    let (base, units) = (range.0, &js.units()[range.0..range.1]);
     let size = max_tokens.max(1);
     let keep = overlap_sentences.max(0);
     let segments: Vec<Segment> = sentences(units);
@@ -182,9 +211,12 @@ pub fn sentence_groups(
     }
     let counts = segments
         .iter()
-        .map(|s| count_units(&units[s.counted.0..s.counted.1]).map(|c| c as i64))
+        .map(|s| {
+            js.count(base + s.counted.0, base + s.counted.1)
+                .map(|c| c as i64)
+        })
         .collect::<Result<Vec<i64>>>()?;
-    let ends = ends_units(units)?;
+    let ends = js.ends(range.0, range.1)?;
     let starts = token_starts(&ends);
     let map = line_map(units);
     let groups = pack(&counts, size, keep);
@@ -195,7 +227,7 @@ pub fn sentence_groups(
         .collect();
     positions.sort_unstable();
     positions.dedup();
-    let prefix = prefix_counts_units(units, &positions)?;
+    let prefix = js.prefix_counts(range.0, range.1, &positions)?;
     let before = |k: usize| prefix[positions.partition_point(|&p| p < k)] as i64;
     let n = ends.len() as i64;
     let mut rows = Vec::with_capacity(groups.len());
@@ -236,18 +268,21 @@ pub fn sentence_groups(
 
 /// §7.1 paragraphs, then sentence groups (one sentence of overlap), then token windows,
 /// then an overlap chunk between neighbours. Small paragraphs are never merged.
+/// `utf8` is the units' UTF-8 form, when the caller has it.
 pub fn recursive_chunks(
     units: &[u16],
+    utf8: Option<&str>,
     max_tokens: i64,
     overlap_tokens: i64,
     unit: OverlapUnit,
 ) -> Result<Vec<Row>> {
+    let js = JsText::new(units, utf8)?;
     let size = max_tokens.max(1);
     let overlap = overlap_tokens.max(0);
     let mut chunks: Vec<Row> = Vec::new();
     for (index, p) in paragraphs(units).into_iter().enumerate() {
         let index = index as i64;
-        let tokens = count_units(&units[p.start..p.end])? as i64;
+        let tokens = js.count(p.start, p.end)? as i64;
         if tokens <= size {
             chunks.push(Row {
                 kind: Kind::Paragraph,
@@ -274,16 +309,13 @@ pub fn recursive_chunks(
             paragraph: index,
             ..row
         };
-        for group in sentence_groups(&units[p.start..p.end], p.start, size, 1)? {
+        for group in groups(&js, (p.start, p.end), size, 1)? {
             if group.tokens <= size {
                 chunks.push(shift(group, Kind::ParagraphGroup, first_id));
                 continue;
             }
             let (a, b) = group.content;
-            for (j, window) in token_windows(&units[a..b], a, size, overlap)?
-                .into_iter()
-                .enumerate()
-            {
+            for (j, window) in windows(&js, (a, b), size, overlap)?.into_iter().enumerate() {
                 chunks.push(shift(window, Kind::GroupWindow, first_id + j as i64));
             }
         }
@@ -298,7 +330,7 @@ pub fn recursive_chunks(
         let (a, b) = next.content;
         let take = match unit {
             OverlapUnit::Chars => overlap as u64,
-            OverlapUnit::Tokens => end_of_first_units(&units[a..b], overlap as usize)?,
+            OverlapUnit::Tokens => js.end_of_first(a, b, overlap as usize)?,
         };
         let content = slice(a, b - a, 0, take);
         if content.0 < content.1 {

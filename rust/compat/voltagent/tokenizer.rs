@@ -13,9 +13,10 @@ use std::sync::LazyLock;
 
 use rayon::prelude::*;
 
+use super::js::inside_pair;
 use crate::error::{Error, Result};
 use crate::text::offsets::{convert_sorted, Unit};
-use crate::tokenizer::{Encoding, Tokenizer};
+use crate::tokenizer::{check_len, Encoding, Tokenizer};
 
 const ENCODING: Encoding = Encoding::Cl100kJs;
 
@@ -99,51 +100,114 @@ pub fn has_special_units(units: &[u16]) -> Result<bool> {
     Ok(tokenizer()?.contains_special_token(&lossy(units)))
 }
 
-/// [`token_ends`] of a JS string, without the special-token check.
-pub(super) fn ends_units(units: &[u16]) -> Result<Vec<u64>> {
-    let tok = tokenizer()?;
-    let lengths = DECODED_LEN.as_ref().map_err(Clone::clone)?;
-    let mut at = 0u64;
-    let mut ends = Vec::with_capacity(units.len() / 3 + 1);
-    tok.for_each_piece(&lossy(units), |_, tokens| {
-        for &id in tokens {
-            at += u64::from(lengths.get(id as usize).copied().unwrap_or(0));
-            ends.push(at);
+/// A JS string's units with their UTF-8 form, made once per call. The chunkers count,
+/// encode and prefix-count many ranges of one text; each range is read in place from
+/// the UTF-8 rather than converted again, except where a bound cuts a surrogate pair
+/// (the range then holds a lone half, which reads as U+FFFD).
+pub(super) struct JsText<'a> {
+    units: &'a [u16],
+    utf8: Cow<'a, str>,
+    /// Where each unit's character starts in `utf8`, and its length at the end.
+    byte: Vec<u32>,
+}
+
+impl<'a> JsText<'a> {
+    /// `units`, whose UTF-8 form is `utf8` when the caller has it (a `str` input).
+    ///
+    /// # Errors
+    /// [`Error::TextTooLarge`] for 4 GiB of UTF-8 or more.
+    pub(super) fn new(units: &'a [u16], utf8: Option<&'a str>) -> Result<Self> {
+        let utf8 = utf8.map_or_else(|| Cow::Owned(lossy(units)), Cow::Borrowed);
+        check_len(&utf8)?;
+        // The UTF-8 holds one character per unit, or per surrogate pair (four bytes);
+        // both units of a pair get the character's start (no range starts at the second).
+        let bytes = utf8.as_bytes();
+        let mut byte = Vec::with_capacity(units.len() + 1);
+        let mut at = 0;
+        while at < bytes.len() {
+            let (len, units) = match bytes[at] {
+                0x00..=0x7F => (1, 1),
+                0xC0..=0xDF => (2, 1),
+                0xE0..=0xEF => (3, 1),
+                _ => (4, 2),
+            };
+            byte.extend(std::iter::repeat_n(at as u32, units));
+            at += len;
         }
-    });
-    Ok(ends)
-}
+        byte.push(at as u32);
+        Ok(JsText { units, utf8, byte })
+    }
 
-/// The end of a JS string's first `n` tokens (its whole length in tokens' terms when
-/// it has fewer), or 0 for none: [`ends_units`]`[n - 1]` without encoding the rest.
-pub(super) fn end_of_first_units(units: &[u16], n: usize) -> Result<u64> {
-    let tok = tokenizer()?;
-    let lengths = DECODED_LEN.as_ref().map_err(Clone::clone)?;
-    Ok(tok
-        .first_ids(&lossy(units), n)
-        .iter()
-        .map(|&id| u64::from(lengths.get(id as usize).copied().unwrap_or(0)))
-        .sum())
-}
+    /// All the units.
+    pub(super) fn units(&self) -> &'a [u16] {
+        self.units
+    }
 
-/// `countTokens` of a JS string, without the special-token check.
-pub(super) fn count_units(units: &[u16]) -> Result<usize> {
-    Ok(tokenizer()?.count(&lossy(units)))
-}
-
-/// `countTokens(text.slice(0, k))` for every sorted UTF-16 position `k`, from one pass.
-pub(super) fn prefix_counts_units(units: &[u16], sorted: &[usize]) -> Result<Vec<usize>> {
-    let text = lossy(units);
-    let positions: Vec<u64> = sorted.iter().map(|&k| k as u64).collect();
-    // A lone surrogate became U+FFFD, one unit as before, so the positions still hold.
-    match convert_sorted(&text, &positions, Unit::Utf16, Unit::Byte) {
-        Ok(bytes) => {
-            let bytes: Vec<usize> = bytes.into_iter().map(|b| b as usize).collect();
-            tokenizer()?.prefix_counts(&text, &bytes)
+    /// The text of units `a..b` as the encoder reads it.
+    fn text(&self, a: usize, b: usize) -> Cow<'_, str> {
+        if inside_pair(self.units, a) || inside_pair(self.units, b) {
+            Cow::Owned(lossy(&self.units[a..b]))
+        } else {
+            Cow::Borrowed(&self.utf8[self.byte[a] as usize..self.byte[b] as usize])
         }
-        // A position inside a surrogate pair leaves a lone half: each prefix on its own,
-        // as upstream counts them.
-        Err(_) => sorted.iter().map(|&k| count_units(&units[..k])).collect(),
+    }
+
+    /// [`token_ends`] of units `a..b`, without the special-token check.
+    pub(super) fn ends(&self, a: usize, b: usize) -> Result<Vec<u64>> {
+        let tok = tokenizer()?;
+        let lengths = DECODED_LEN.as_ref().map_err(Clone::clone)?;
+        let mut at = 0u64;
+        let mut ends = Vec::with_capacity((b - a) / 3 + 1);
+        tok.for_each_piece(&self.text(a, b), |_, tokens| {
+            for &id in tokens {
+                at += u64::from(lengths.get(id as usize).copied().unwrap_or(0));
+                ends.push(at);
+            }
+        });
+        Ok(ends)
+    }
+
+    /// The end of the first `n` tokens of units `a..b` (their whole length in tokens'
+    /// terms when they have fewer), or 0 for none: [`JsText::ends`]`[n - 1]` without
+    /// encoding the rest.
+    pub(super) fn end_of_first(&self, a: usize, b: usize, n: usize) -> Result<u64> {
+        let tok = tokenizer()?;
+        let lengths = DECODED_LEN.as_ref().map_err(Clone::clone)?;
+        Ok(tok
+            .first_ids(&self.text(a, b), n)
+            .iter()
+            .map(|&id| u64::from(lengths.get(id as usize).copied().unwrap_or(0)))
+            .sum())
+    }
+
+    /// `countTokens` of units `a..b`, without the special-token check.
+    pub(super) fn count(&self, a: usize, b: usize) -> Result<usize> {
+        Ok(tokenizer()?.count(&self.text(a, b)))
+    }
+
+    /// `countTokens` of units `a..a + k` for every sorted `k`, from one pass over `a..b`.
+    pub(super) fn prefix_counts(&self, a: usize, b: usize, sorted: &[usize]) -> Result<Vec<usize>> {
+        let text = self.text(a, b);
+        if sorted.iter().any(|&k| inside_pair(self.units, a + k)) {
+            // A prefix that ends inside a surrogate pair keeps a lone half: each prefix on
+            // its own, as upstream counts them.
+            return sorted.iter().map(|&k| self.count(a, a + k)).collect();
+        }
+        let bytes: Vec<usize> = if let Cow::Borrowed(_) = text {
+            let base = self.byte[a];
+            sorted
+                .iter()
+                .map(|&k| (self.byte[a + k] - base) as usize)
+                .collect()
+        } else {
+            // A lone half at either end became U+FFFD, one unit as before.
+            let positions: Vec<u64> = sorted.iter().map(|&k| k as u64).collect();
+            convert_sorted(&text, &positions, Unit::Utf16, Unit::Byte)?
+                .into_iter()
+                .map(|b| b as usize)
+                .collect()
+        };
+        tokenizer()?.prefix_counts(&text, &bytes)
     }
 }
 
