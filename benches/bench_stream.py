@@ -122,12 +122,17 @@ def hundred_mb(multilingual: str, sizes: dict[str, int]) -> tuple[Path, str]:
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
-@pytest.mark.parametrize("how", ["chunk_file", "chunk"])
-def test_stream_against_memory(benchmark, hundred_mb, name, how):
+@pytest.mark.parametrize("how", ["chunk_file", "chunk", "chunk 1 MB"])
+def test_stream_against_memory(benchmark, multilingual, hundred_mb, name, how):
+    """Each config three ways in one group, so the sizes compare within one run: the
+    100 MB file streamed, the same 100 MB in memory, and its 1 MB block in memory."""
     path, text = hundred_mb
+    if how == "chunk 1 MB":
+        text = multilingual
     config = CONFIGS[name]
+    size = path.stat().st_size if how != "chunk 1 MB" else len(text.encode("utf-8"))
     benchmark.group = f"stream vs memory: {name}"
-    benchmark.extra_info["bytes"] = path.stat().st_size
+    benchmark.extra_info["bytes"] = size
 
     def run() -> tuple[int, int]:
         chunks = fc.chunk_file(path, config) if how == "chunk_file" else fc.chunk(text, config)
@@ -137,9 +142,52 @@ def test_stream_against_memory(benchmark, hundred_mb, name, how):
             end = max(end, c.byte_end)
         return n, end
 
-    n, end = benchmark.pedantic(run, rounds=3, iterations=1)
+    n, end = benchmark.pedantic(run, rounds=3 if size > 10 * MB else 30, iterations=1)
     assert n > 0
-    assert end == path.stat().st_size
+    assert end == size
+
+
+# chunk() of the 100 MB text in a fresh process: what it adds to resident memory at its
+# peak and what the returned chunks hold, per input byte.
+_IN_MEMORY_PROBE = """
+import json, sys
+import ferrochunk as fc
+from benches.bench_stream import CONFIGS
+def status(key):
+    return int(open("/proc/self/status").read().split(key + ":")[1].split()[0]) * 1024
+config = CONFIGS[sys.argv[2]]
+text = open(sys.argv[1], encoding="utf-8").read()
+fc.chunk("warm up", config)
+base = status("VmRSS")
+chunks = fc.chunk(text, config)
+print(json.dumps({"end": chunks[-1].byte_end, "peak": status("VmHWM") - base,
+                  "held": status("VmRSS") - base}))
+"""
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_chunk_in_memory_peak(benchmark, hundred_mb, name):
+    path, _ = hundred_mb
+    size = path.stat().st_size
+    benchmark.group = "chunk() in memory: resident memory added"
+    benchmark.extra_info["bytes"] = size
+
+    def probe() -> dict[str, int]:
+        out = subprocess.run(
+            [sys.executable, "-c", _IN_MEMORY_PROBE, str(path), name],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return dict(json.loads(out.stdout))
+
+    result = benchmark.pedantic(probe, rounds=1, iterations=1)
+    benchmark.extra_info["note"] = (
+        f"peak +{result['peak'] / size:.2f} B per input byte, "
+        f"result {result['held'] / size:.2f} B per input byte"
+    )
+    assert result["end"] == size
 
 
 @pytest.mark.parametrize("name", ["Recursive(512)", "ParentChild(512/128)"])

@@ -21,7 +21,10 @@ def main(path: str) -> None:
         stats = bench["stats"]
         mb = bench["extra_info"].get("bytes", 0) / 1e6
         stat = bench["extra_info"].get("stat", "median")
-        row = (bench["name"], stats["median"], stats["min"], mb / stats[stat])
+        # A bench may carry a note (what it measured besides time), shown with its name.
+        note = bench["extra_info"].get("note")
+        name = f"{bench['name']} ({note})" if note else bench["name"]
+        row = (name, stats["median"], stats["min"], mb / stats[stat])
         groups[bench["group"] or "-"].append(row)
     info = data["machine_info"]
     print(f"python {info['python_version']}, {info['cpu'].get('brand_raw', '?')}")
