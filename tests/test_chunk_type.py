@@ -66,3 +66,27 @@ def test_a_process_pool_returns_chunks():
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         results = pool.map(_chunk_in_worker, texts)
     assert results == [_chunk_in_worker(t) for t in texts]
+
+
+def test_spans_behave_as_the_tuple_of_pairs_they_stand_for():
+    chunk = next(c for c in _chunks(fc.DelimiterMerge(12)) if len(c.metadata["spans"]) > 1)
+    spans = chunk.metadata["spans"]
+    pairs = tuple((a, b) for a, b in spans)
+    assert type(spans) is fc.Spans
+    assert spans == pairs
+    assert pairs == spans
+    assert spans != list(pairs)
+    assert hash(spans) == hash(pairs)
+    assert repr(spans) == repr(pairs)
+    assert spans[0] == pairs[0]
+    assert spans[-1] == pairs[-1]
+    assert spans[1:] == pairs[1:]
+    assert all(type(v) is int for pair in spans for v in pair)
+    assert pickle.loads(pickle.dumps(spans)) == spans
+    assert chunk.text == "\n".join(TEXT[a:b] for a, b in spans)
+    with pytest.raises(AttributeError):
+        spans._pairs = None  # type: ignore[misc]
+    with pytest.raises(ValueError, match="read-only"):
+        spans._pairs[0, 0] = 1  # the array under it is read-only too
+    assert fc.Spans() == ()
+    assert len(fc.Spans()) == 0

@@ -21,7 +21,7 @@ from .errors import FerrochunkError
 from .pipeline import chunk, chunk_file, chunk_items, chunk_many, chunk_spans, chunk_stream
 from .rules import config_from_mapping, from_parser_config, from_process_rule
 from .tokenizers import Tokenizer
-from .types import SPAN_COLUMNS, Chunk, Metadata
+from .types import SPAN_COLUMNS, Chunk, Metadata, Spans
 
 __all__ = [
     "SPAN_COLUMNS",
@@ -34,6 +34,7 @@ __all__ = [
     "ParentChild",
     "Recursive",
     "SentenceWindows",
+    "Spans",
     "TokenWindows",
     "Tokenizer",
     "chunk",

@@ -29,7 +29,7 @@ from .reference import clean as reference_clean
 from .reference import tokens as reference_tokens
 from .reference.rows import Batch
 from .tokenizers import Tokenizer, offset_safe, resolve, utf8_call, utf8_safe
-from .types import Chunk, Metadata, SpanArray
+from .types import Chunk, Metadata, SpanArray, Spans
 
 __all__ = [
     "chunk",
@@ -63,13 +63,13 @@ def _tokenizer(config: Config, tokenizer: Tokenizer | str | None) -> Tokenizer:
 
 
 # What each metadata key reads: a chunk row (the columns of ``contracts/stream.rs``'s
-# table), the spans as (char_start, char_end) tuples, and the chunk's children.
+# table), the spans as an (n, 2) array of (char_start, char_end), and the chunk's children.
 _READ: dict[str, Callable[[Sequence[int], Any, tuple[Chunk, ...]], Any]] = {
     "oversize": lambda row, spans, kids: bool(row[8]),
     "overlap_tokens": lambda row, spans, kids: row[9],
     "overlap_chars": lambda row, spans, kids: row[10],
     "overlap_spans": lambda row, spans, kids: row[11],
-    "spans": lambda row, spans, kids: tuple(spans[row[12] : row[13]]),
+    "spans": lambda row, spans, kids: Spans._of(spans[row[12] : row[13]]),
     "parent": lambda row, spans, kids: row[1],
     "children": lambda row, spans, kids: kids,
 }
@@ -96,11 +96,11 @@ def _build(config: Config, batch: Batch) -> list[Chunk]:
     """Chunks from a batch: top-level rows, each followed by its children's rows."""
     table, spans, texts = batch
     rows = table.tolist() if isinstance(table, np.ndarray) else table
-    # Only each span's (char_start, char_end) is kept: two columns, one tuple per span.
+    # Only each span's (char_start, char_end) is kept, as one array the chunks' Spans view.
     if isinstance(spans, np.ndarray):
-        spans = list(zip(spans[:, 2].tolist(), spans[:, 3].tolist(), strict=True))
+        spans = np.ascontiguousarray(spans[:, 2:4], dtype=np.int64)
     else:
-        spans = [(s[2], s[3]) for s in spans]
+        spans = np.array([(s[2], s[3]) for s in spans], dtype=np.int64).reshape(-1, 2)
     keys, child_keys = config._metadata, config._child_metadata
     with gc_paused():
         if keys == ("oversize",) and not child_keys:
@@ -297,7 +297,7 @@ def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -
         cs, ce = spans[(c.char_start, c.char_end)]
         metadata = dict(c.metadata)
         if "spans" in metadata:
-            metadata["spans"] = tuple(spans[s] for s in metadata["spans"])
+            metadata["spans"] = Spans([spans[s] for s in metadata["spans"]])
         if "children" in metadata:
             metadata["children"] = tuple(remap(k) for k in metadata["children"])
         return replace(
