@@ -229,3 +229,21 @@ def test_a_dropped_chunk_many_iterator_stops_its_workers():
 def test_chunk_many_equals_chunk_for_every_config(config):
     texts = ["", "one two three. four, five six.\n\nseven", "你好，世界。" * 5]
     assert fc.chunk_many(texts, config) == [fc.chunk(t, config) for t in texts]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+@given(text=TEXT, piece=st.integers(1, 40), lone=st.booleans())
+def test_chunk_streams_a_long_text_with_the_same_chunks(config, text, piece, lone):
+    """chunk() cuts a text past _STREAM_FROM characters as a stream of slices; shrinking
+    the threshold sends these short texts that way, against the in-memory path."""
+    from ferrochunk import pipeline
+
+    if lone:
+        text += "\ud800 tail"  # a lone surrogate: the stream reads it as U+FFFD and restores it
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(pipeline, "_STREAM_FROM", 1 << 62)
+        whole = fc.chunk(text, config)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(pipeline, "_STREAM_FROM", 0)
+        m.setattr(pipeline, "_STREAM_PIECE", piece)
+        assert fc.chunk(text, config) == whole

@@ -43,6 +43,11 @@ __all__ = [
 _BACKENDS = ("native", "reference")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 DEFAULT_BUFFER = 1 << 20
+# chunk() cuts a text longer than this many characters as a stream of slices of
+# _STREAM_PIECE characters: the same chunks (chunk_stream's contract), with a working set
+# bounded like chunk_file's instead of token arrays for the whole text.
+_STREAM_FROM = 1 << 23
+_STREAM_PIECE = 1 << 20
 
 
 def _require_config(config: Any) -> Config:
@@ -186,6 +191,9 @@ def _run(text: str, config: Config, tok: Tokenizer, backend: str) -> Batch:
 
 
 def _chunks_of(text: str, config: Config, tok: Tokenizer, backend: str) -> list[Chunk]:
+    if backend == "native" and tok.native_encoding is not None and len(text) > _STREAM_FROM:
+        step = _STREAM_PIECE
+        return list(_stream((text[i : i + step] for i in range(0, len(text), step)), config, tok))
     if backend == "native" and tok.native_encoding is not None:
         batch, safe = utf8_call(lambda t: _run(t, config, tok, backend), text)
     else:
