@@ -54,9 +54,9 @@ bench-peers: install-dev
 	$(PY) benches/peer_docs.py target/bench-docs
 	$(BIN)/ferrochunk bench target/bench-docs --markdown target/bench-peers.md \
 		--json target/bench-peers.json --plot target/bench-peers.png
-	# MB/s against input size: this 1 MB table and the streaming rows of `make bench`.
+	# MB/s against input size, from the streaming rows of `make bench`.
 	if [ -f target/bench.json ]; then \
-		$(PY) benches/plot_sizes.py target/bench.json target/bench-peers.json target/sizes.png; fi
+		$(PY) benches/plot_sizes.py target/bench.json target/sizes.png; fi
 
 # Every property test (parity, invariants, streams, tokenizer ids) with 5000 examples each.
 fuzz: install-dev
