@@ -27,12 +27,13 @@ COLUMNS = [
 ]
 LEGEND = (
     "MB/s: median of the runs, one thread; every run reads the same documents, so caches "
-    "are warm. first pass MB/s: one run in a fresh process, as on new documents. over cap: "
+    "are warm. first pass MB/s: median of three runs, each in a fresh process, as on new "
+    "documents. over cap: "
     "chunks whose text alone has more cl100k tokens than the cap (— where the contract has "
     "none). lost: non-white-space characters of the text in no chunk (DelimiterMerge drops "
     "its delimiters by contract; those are not counted). U+FFFD: replacement characters "
     "introduced. wrong offsets: chunks whose reported offset does not slice their text (— "
-    "where none is reported). peak MB: resident memory the first pass adds at its peak."
+    "where none is reported). peak MB: resident memory a first pass adds at its peak (median)."
 )
 
 

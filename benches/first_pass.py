@@ -1,0 +1,95 @@
+"""The tokenizers on text they have never seen, side by side: ``python benches/first_pass.py``.
+
+pytest-benchmark times one library after the other, so a slow spell of this shared VM
+lands on one side only, and the second library of a pair reads documents the process
+has warmed. Here each (language, operation) runs in a fresh interpreter that feeds the
+same 100 KB documents (up to 3 MB of the language, from ``bench_tokenizer.py``'s slices)
+to ferrochunk and to its peer in turn, alternating which goes first, each document once
+per library: a first pass for both, on one thread. Prints a Markdown table of MB/s and
+ratios; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+LANGS = ["en", "zh", "ja", "ko", "code"]
+# (operation, ferrochunk's call, the peer's call, the peer)
+OPS = [
+    ("cl100k count", "cl100k.count", "quicktok.count", "quicktok"),
+    ("cl100k encode", "cl100k.encode", "quicktok.encode_ordinary", "quicktok"),
+    ("o200k encode", "o200k.encode", "tiktoken_o200k.encode_ordinary", "tiktoken"),
+    ("o200k encode", "o200k.encode", "quicktok_o200k.encode_ordinary", "quicktok"),
+]
+
+
+def _callables(ours: str, theirs: str) -> tuple[Any, Any]:
+    import quicktok
+
+    import ferrochunk as fc
+    from ferrochunk.reference._tiktoken import o200k
+
+    objects = {
+        "cl100k": fc.Tokenizer.cl100k(),
+        "o200k": fc.Tokenizer.o200k(),
+        "quicktok": quicktok.get_encoding("cl100k_base"),
+        "quicktok_o200k": quicktok.get_encoding("o200k_base"),
+        "tiktoken_o200k": o200k(),
+    }
+
+    def get(path: str) -> Any:
+        name, method = path.split(".")
+        return getattr(objects[name], method)
+
+    return get(ours), get(theirs)
+
+
+def child(lang: str, op: int) -> None:
+    sys.path.insert(0, str(ROOT / "benches"))
+    from bench_tokenizer import _text
+
+    text = _text(lang, 3_000_000)
+    docs = [text[i : i + 100_000] for i in range(0, len(text), 100_000)]
+    ours, theirs = _callables(*OPS[op][1:3])
+    ours("warm up the engine, not the text")
+    theirs("warm up the engine, not the text")
+    spent = [0.0, 0.0]
+    for i, doc in enumerate(docs):
+        order = [(0, ours), (1, theirs)] if i % 2 == 0 else [(1, theirs), (0, ours)]
+        for side, fn in order:
+            start = time.perf_counter()
+            fn(doc)
+            spent[side] += time.perf_counter() - start
+    size = len(text.encode("utf-8"))
+    ours_mb, theirs_mb = size / spent[0] / 1e6, size / spent[1] / 1e6
+    print(json.dumps({"bytes": size, "ours": ours_mb, "theirs": theirs_mb}))
+
+
+def main() -> None:
+    print("| slice | operation | ferrochunk MB/s | peer | peer MB/s | ratio |")
+    print("|---|---|---:|---|---:|---:|")
+    for lang in LANGS:
+        for op, (name, _, _, peer) in enumerate(OPS):
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", lang, str(op)],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=ROOT,
+            )
+            r = json.loads(out.stdout)
+            cells = [lang, name, f"{r['ours']:.1f}", peer, f"{r['theirs']:.1f}"]
+            print(f"| {' | '.join(cells)} | {r['ours'] / r['theirs']:.2f}× |", flush=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--child":
+        child(sys.argv[2], int(sys.argv[3]))
+    else:
+        main()
