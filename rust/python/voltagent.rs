@@ -9,7 +9,6 @@ use super::arrays::{counts_array, rows_array};
 use super::errors::{guard, IntoPy};
 use crate::compat::voltagent::{self, chunkers, chunkers::OverlapUnit, js};
 use crate::error::{Error, Result};
-use crate::text::offsets::{convert_sorted, Unit};
 
 #[pyfunction]
 #[pyo3(name = "voltagent_token_ends")]
@@ -133,7 +132,7 @@ pub fn py_chunks<'py>(
                     bounds.dedup();
                 }
                 let chars = match &input {
-                    JsInput::Str(s) => convert_sorted(s, &bounds, Unit::Utf16, Unit::Char)?,
+                    JsInput::Str(_) => js::code_points_at(units, &bounds),
                     JsInput::Utf16(_) => Vec::new(),
                 };
                 let at = |k: usize| match bounds.binary_search(&(k as u64)) {

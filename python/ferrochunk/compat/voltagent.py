@@ -208,6 +208,7 @@ def _dicts(found: _Rows, label: str, meta: MetadataInput) -> list[VoltAgentChunk
     )
     out: list[VoltAgentChunk] = []
     append = out.append
+    overlap_label = f"{label}-overlap"
     for kind, ident, c0, c1, start, end, tokens, a, b, para, sl, sc, el, ec, p0, p1 in rows:
         if p0 >= 0 and p1 >= 0:
             content = text[p0:p1]
@@ -215,16 +216,25 @@ def _dicts(found: _Rows, label: str, meta: MetadataInput) -> list[VoltAgentChunk
             js = to_js(text) if js is None else js
             content = from_js(js[c0:c1])
         chunk: Any
+        # One literal per dict, keys in upstream's order (about half the rows are overlaps).
         if kind == _OVERLAP:
-            chunk = {"id": f"{label}-overlap-{ident}", "content": content, "start": start}
-            chunk["end"] = end
-            chunk["label"] = f"{label}-overlap"
+            chunk = {
+                "id": f"{overlap_label}-{ident}",
+                "content": content,
+                "start": start,
+                "end": end,
+                "label": overlap_label,
+            }
         elif kind == _PARAGRAPH:
-            chunk = {"id": f"recursive-{ident}", "content": content, "start": start}
-            chunk["end"] = end
-            chunk["tokens"] = tokens
-            chunk["label"] = label
-            chunk["metadata"] = {**paragraph, "paragraphIndex": para}
+            chunk = {
+                "id": f"recursive-{ident}",
+                "content": content,
+                "start": start,
+                "end": end,
+                "tokens": tokens,
+                "label": label,
+                "metadata": {**paragraph, "paragraphIndex": para},
+            }
         else:
             position = {"start": {"line": sl, "column": sc}, "end": {"line": el, "column": ec}}
             if kind in (_WINDOW, _GROUP_WINDOW):

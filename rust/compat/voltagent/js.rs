@@ -67,6 +67,25 @@ pub fn inside_pair(units: &[u16], k: usize) -> bool {
         && (0xDC00..0xE000).contains(&units[k])
 }
 
+/// The code-point index of each sorted unit offset (none inside a pair) of a JS string
+/// that has no lone surrogates, as a Rust `str` gives it: every high surrogate starts a
+/// pair, so a code point index is the unit offset less the pairs before it.
+pub fn code_points_at(units: &[u16], sorted: &[u64]) -> Vec<u64> {
+    let (mut pairs, mut at) = (0u64, 0usize);
+    sorted
+        .iter()
+        .map(|&k| {
+            let k = (k as usize).clamp(at, units.len());
+            pairs += units[at..k]
+                .iter()
+                .filter(|&&u| (0xD800..0xDC00).contains(&u))
+                .count() as u64;
+            at = k;
+            k as u64 - pairs
+        })
+        .collect()
+}
+
 /// A sentence or paragraph: its offsets and the range whose tokens it counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Segment {
@@ -153,6 +172,24 @@ pub fn paragraphs(units: &[u16]) -> Vec<Segment> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn code_points_skip_the_second_half_of_each_pair() {
+        let text = "a😀b\u{10000}\u{10FFFF}c 你";
+        let units: Vec<u16> = text.encode_utf16().collect();
+        let sorted: Vec<u64> = (0..=units.len())
+            .filter(|&k| !super::inside_pair(&units, k))
+            .map(|k| k as u64)
+            .collect();
+        let expected = crate::text::offsets::convert_sorted(
+            text,
+            &sorted,
+            crate::text::offsets::Unit::Utf16,
+            crate::text::offsets::Unit::Char,
+        )
+        .unwrap();
+        assert_eq!(super::code_points_at(&units, &sorted), expected);
+    }
+
     use super::*;
 
     fn u(s: &str) -> Vec<u16> {
