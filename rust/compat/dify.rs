@@ -6,6 +6,8 @@
 //! only sends "simple" patterns, whose one metacharacter is `.` (any character
 //! but a newline).
 
+use memchr::memmem;
+
 use crate::error::{Error, Result};
 use crate::tokenizer::Tokenizer;
 
@@ -133,18 +135,33 @@ fn match_at(text: &str, at: usize, pattern: &str) -> Option<usize> {
 /// True when a simple pattern occurs in `text` (`re.search`).
 fn occurs(text: &str, pattern: &str) -> bool {
     if !pattern.contains('.') {
-        return text.contains(pattern);
+        return memmem::find(text.as_bytes(), pattern.as_bytes()).is_some();
     }
     text.char_indices()
         .any(|(at, _)| match_at(text, at, pattern).is_some())
 }
 
+/// `text.split(separator)` for a non-empty separator, found with `memmem` (SIMD) rather
+/// than `str`'s two-way search: the splitters search the same text for several
+/// separators, and again in every piece they recurse into.
+fn split_on<'t>(text: &'t str, separator: &str) -> Vec<&'t str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for at in memmem::find_iter(text.as_bytes(), separator.as_bytes()) {
+        out.push(&text[start..at]);
+        start = at + separator.len();
+    }
+    out.push(&text[start..]);
+    out
+}
+
 /// Non-overlapping leftmost matches of a simple pattern, as byte ranges.
 fn find_all(text: &str, pattern: &str) -> Vec<(usize, usize)> {
     if !pattern.contains('.') {
-        return text
-            .match_indices(pattern)
-            .map(|(at, m)| (at, at + m.len()))
+        // memmem's matches are non-overlapping and leftmost, as `str::match_indices`'s, and
+        // a UTF-8 needle only matches on character boundaries.
+        return memmem::find_iter(text.as_bytes(), pattern.as_bytes())
+            .map(|at| (at, at + pattern.len()))
             .collect();
     }
     let mut out = Vec::new();
@@ -174,7 +191,7 @@ pub fn split_text_with_regex<'t>(
     } else if keep_separator {
         let mut out = Vec::new();
         let mut start = 0;
-        for (at, _) in text.match_indices(separator) {
+        for at in memmem::find_iter(text.as_bytes(), separator.as_bytes()) {
             out.push(&text[start..at + separator.len()]);
             start = at + separator.len();
         }
@@ -318,14 +335,16 @@ pub fn fixed_recursive_split(
     separators: &[String],
     sizes: Sizes,
 ) -> Result<Vec<String>> {
-    let (separator, rest) = choose(separators, |s| text.contains(s));
+    let (separator, rest) = choose(separators, |s| {
+        memmem::find(text.as_bytes(), s.as_bytes()).is_some()
+    });
     if separator.is_empty() {
         return pack_characters(text, sizes);
     }
     let raw: Vec<&str> = if separator == " " {
         split_space_runs(text)
     } else {
-        text.split(separator).collect()
+        split_on(text, separator)
     };
     let mut splits: Vec<String> = raw.iter().map(|s| (*s).to_owned()).collect();
     if sizes.keep_separator {
@@ -355,7 +374,7 @@ pub fn fixed_split(
     let chunks: Vec<&str> = if fixed_separator.is_empty() {
         vec![text]
     } else {
-        text.split(fixed_separator).collect()
+        split_on(text, fixed_separator)
     };
     let mut out = Vec::new();
     for chunk in chunks {
@@ -371,6 +390,25 @@ pub fn fixed_split(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn memmem_splits_equal_str_splits(
+            text in "[ab\n。. 你]{0,30}",
+            separator in prop::sample::select(vec!["\n\n", "\n", "。", ". ", " ", "a", "ab"]),
+        ) {
+            let expected: Vec<&str> = text.split(separator).collect();
+            prop_assert_eq!(split_on(&text, separator), expected);
+            // find_all and occurs read `.` as a regex; literals are what memmem serves.
+            if !separator.contains('.') {
+                let ranges: Vec<(usize, usize)> =
+                    text.match_indices(separator).map(|(a, m)| (a, a + m.len())).collect();
+                prop_assert_eq!(find_all(&text, separator), ranges);
+                prop_assert_eq!(occurs(&text, separator), text.contains(separator));
+            }
+        }
+    }
 
     fn sizes(size: i64, overlap: i64) -> Sizes {
         Sizes {
