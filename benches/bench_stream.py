@@ -51,6 +51,18 @@ print(json.dumps({"chunks": chunks, "end": end, "seconds": seconds, "peak": peak
 """
 
 
+def _probe(script: str, path: Path, name: str) -> dict[str, int]:
+    """Runs a probe script on ``path`` with config ``name`` in a fresh process: its JSON."""
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(path), name],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return dict(json.loads(out.stdout))
+
+
 def distinct_text(n_bytes: int) -> str:
     """``n_bytes`` of text that does not repeat: the shared corpus's files one after the
     other, or the bundled sample's (repeated only if they run out) when it is absent."""
@@ -99,17 +111,7 @@ def test_chunk_file_peak_memory(benchmark, multilingual, sizes, name):
     benchmark.group = "chunk_file peak memory"
     benchmark.extra_info["bytes"] = size
 
-    def probe() -> dict[str, float]:
-        out = subprocess.run(
-            [sys.executable, "-c", _PROBE, str(path), name],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return json.loads(out.stdout)
-
-    result = benchmark.pedantic(probe, rounds=1, iterations=1)
+    result = benchmark.pedantic(_probe, (_PROBE, path, name), rounds=1, iterations=1)
     benchmark.extra_info["peak_rss_mb"] = round(result["peak"] / 2**20, 1)
     assert result["end"] == size
     assert result["peak"] < 300 * 2**20, f"{name}: peak RSS {result['peak'] / 2**20:.0f} MB"
@@ -174,17 +176,7 @@ def test_chunk_in_memory_peak(benchmark, hundred_mb, name):
     benchmark.group = "chunk() in memory: resident memory added"
     benchmark.extra_info["bytes"] = size
 
-    def probe() -> dict[str, int]:
-        out = subprocess.run(
-            [sys.executable, "-c", _IN_MEMORY_PROBE, str(path), name],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return dict(json.loads(out.stdout))
-
-    result = benchmark.pedantic(probe, rounds=1, iterations=1)
+    result = benchmark.pedantic(_probe, (_IN_MEMORY_PROBE, path, name), rounds=1, iterations=1)
     benchmark.extra_info["note"] = (
         f"peak +{result['peak'] / size:.2f} B per input byte, "
         f"result {result['held'] / size:.2f} B per input byte"
