@@ -101,9 +101,10 @@ impl Pretokenizer {
     #[inline(always)]
     pub fn piece_end(&self, text: &str, at: usize) -> usize {
         // Words, most pieces of most text, are decided inline in the caller's loop.
+        let b = text.as_bytes();
         let word = match self.fast {
-            Fast::Cl100k => ascii_word(text.as_bytes(), at),
-            Fast::O200k => o200k_ascii_word(text.as_bytes(), at),
+            Fast::Cl100k => spaced_word(b, at, |q| letter_run(b, q)),
+            Fast::O200k => spaced_word(b, at, |q| o200k_word(b, q)),
         };
         word.unwrap_or_else(|| self.other_piece_end(text, at))
     }
@@ -206,25 +207,14 @@ fn range_run(b: &[u8], q: usize, fold: u8, range: std::ops::RangeInclusive<u8>) 
     ascii_run(b, e, |x| range.contains(&(x | fold)))
 }
 
-/// The end of the cl100k piece starting at `p` when it is the commonest kind, ASCII
-/// letters after at most one space (rule 2 alone); `None` for any other piece, or when a
-/// non-ASCII character follows the letters.
-#[inline]
-fn ascii_word(b: &[u8], p: usize) -> Option<usize> {
+/// The end of the piece starting at `p` when it is the commonest kind, a word after at
+/// most one space (rule 2 alone, both splits): `word` reads the split's word from its first
+/// ASCII letter. `None` for any other piece, or when `word` gives up.
+#[inline(always)]
+fn spaced_word(b: &[u8], p: usize, word: impl Fn(usize) -> Option<usize>) -> Option<usize> {
     let q = p + usize::from(*b.get(p)? == b' ');
     if b.get(q).copied().is_some_and(is_letter) {
-        letter_run(b, q)
-    } else {
-        None
-    }
-}
-
-/// [`ascii_word`] for o200k's words (`o200k_word`).
-#[inline]
-fn o200k_ascii_word(b: &[u8], p: usize) -> Option<usize> {
-    let q = p + usize::from(*b.get(p)? == b' ');
-    if b.get(q).copied().is_some_and(is_letter) {
-        o200k_word(b, q)
+        word(q)
     } else {
         None
     }
