@@ -11,8 +11,10 @@
 //! under `(?i)`); `letter_piece` then reads runs of letters through three-byte
 //! characters (CJK, kana, Hangul) with two bitmaps built from the same Unicode
 //! tables, and the DFA decides whatever is left. o200k has the same two paths for
-//! its own pattern (`o200k_ascii_piece`, `o200k_letter_piece`). The fast paths are
-//! checked against the DFA by property tests, and the DFA against tiktoken.
+//! its own pattern (`o200k_ascii_piece`, `o200k_letter_piece`). Before all of them, a
+//! word after at most one space (most pieces of most text) is decided inline in the
+//! caller's loop (`spaced_word`), its letters read eight bytes at a time. The fast paths
+//! are checked against the DFA by property tests, and the DFA against tiktoken.
 
 use regex_automata::dfa::{dense, Automaton};
 use regex_automata::{Anchored, Input};

@@ -99,10 +99,9 @@ impl Tables {
         self.byte_pairs.get((usize::from(a) << 8) | usize::from(b))
     }
 
-    /// The id of a token's bytes, if they are one. A piece of up to eight bytes (most
-    /// words) is one word compare; a longer one also compares its other bytes.
-    /// `text[a..b]` is read with one load of its first eight bytes where the text has
-    /// them.
+    /// The id of the piece `text[a..b]` if it is one token. Its first eight bytes are read
+    /// with one load where the text has them; a piece of up to eight bytes (most words) is
+    /// then one compare, a longer one also compares its other bytes.
     #[inline]
     pub(crate) fn lookup_in(&self, text: &[u8], a: usize, b: usize) -> Option<u32> {
         self.lookup_word(&text[a..b], prefix_word_at(text, a, b - a))
@@ -112,7 +111,7 @@ impl Tables {
     fn lookup_word(&self, piece: &[u8], word: u64) -> Option<u32> {
         let n = piece.len();
         if n >= 256 {
-            return None;
+            return None; // no token is this long (build.rs checks)
         }
         let (lo, hi, len) = (word as u32, (word >> 32) as u32, n as u32);
         let mask = self.vocab_mask;
