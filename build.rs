@@ -70,16 +70,26 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
             }
         }
     }
-    // Each slot is (right id, left id, joined id): one cache line holds a whole probe.
+    // Each slot is one word, left id << 42 | right id << 21 | joined id (ids under 2^21),
+    // written as two u32s; u64::MAX is empty. Eight slots share a cache line.
     let pair_slots = slots_for(pairs.len());
-    let mut pair_table = vec![u32::MAX; pair_slots * 3];
+    let mut slots = vec![u64::MAX; pair_slots];
     for &(key, id) in &pairs {
+        let (left, right) = (key >> 32, key & 0xFFFF_FFFF);
+        assert!(
+            left.max(right).max(u64::from(id)) < (1 << 21) - 1,
+            "ids fit 21 bits"
+        );
         let mut i = table_hash::hash_pair(key) as usize & (pair_slots - 1);
-        while pair_table[3 * i] != u32::MAX || pair_table[3 * i + 1] != u32::MAX {
+        while slots[i] != u64::MAX {
             i = (i + 1) & (pair_slots - 1);
         }
-        pair_table[3 * i..3 * i + 3].copy_from_slice(&[key as u32, (key >> 32) as u32, id]);
+        slots[i] = left << 42 | right << 21 | u64::from(id);
     }
+    let pair_table: Vec<u32> = slots
+        .iter()
+        .flat_map(|&slot| [slot as u32, (slot >> 32) as u32])
+        .collect();
 
     let mut byte_ids = [u32::MAX; 256];
     let mut byte_pairs = vec![u32::MAX; 1 << 16];

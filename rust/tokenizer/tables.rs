@@ -17,6 +17,13 @@ impl Words {
     fn len(self) -> usize {
         self.0.len() / 4
     }
+
+    /// Words `2i` and `2i + 1` as one little-endian `u64`.
+    #[inline]
+    fn get64(self, i: usize) -> u64 {
+        let b = &self.0[i * 8..i * 8 + 8];
+        u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+    }
 }
 
 /// Token bytes, the vocabulary and the merge ranks of one encoding.
@@ -28,8 +35,11 @@ pub(crate) struct Tables {
     vocab: Words,
     /// Vocabulary slots - 1.
     vocab_mask: usize,
-    /// Pair slots of three words: right id, left id, joined id.
+    /// Pair slots of two words, one `u64`: left id << 42 | right id << 21 | joined id;
+    /// `u64::MAX` is empty.
     pairs: Words,
+    /// Pair slots - 1.
+    pair_mask: usize,
     byte_ids: Words,
     byte_pairs: Words,
     /// Six words per three-byte character: its parts, and the neighbouring bytes that
@@ -56,7 +66,7 @@ impl Tables {
         let vocab = take(&mut data, vocab_slots * 3);
         let byte_ids = take(&mut data, 256);
         let byte_pairs = take(&mut data, 1 << 16);
-        let pairs = take(&mut data, pair_slots * 3);
+        let pairs = take(&mut data, pair_slots * 2);
         let chars = take(&mut data, CHAR_WORDS << 16);
         Tables {
             offsets,
@@ -64,6 +74,7 @@ impl Tables {
             vocab,
             vocab_mask: vocab_slots - 1,
             pairs,
+            pair_mask: pair_slots - 1,
             byte_ids,
             byte_pairs,
             chars,
@@ -134,17 +145,21 @@ impl Tables {
     /// The id of two adjacent tokens' joined bytes (their merge rank), or `u32::MAX`.
     #[inline]
     pub(crate) fn pair_rank(&self, left: u32, right: u32) -> u32 {
-        let mask = self.pairs.len() / 3 - 1;
-        let mut i = hash_pair((u64::from(left) << 32) | u64::from(right)) as usize & mask;
+        const ID: u64 = (1 << 21) - 1;
+        if u64::from(left.max(right)) >= ID {
+            return u32::MAX; // no token has such an id, and the key below needs 21 bits each
+        }
+        let key = u64::from(left) << 21 | u64::from(right);
+        let mut i = hash_pair((u64::from(left) << 32) | u64::from(right)) as usize & self.pair_mask;
         loop {
-            let (lo, hi) = (self.pairs.get(3 * i), self.pairs.get(3 * i + 1));
-            if lo == right && hi == left {
-                return self.pairs.get(3 * i + 2);
-            }
-            if lo == u32::MAX && hi == u32::MAX {
+            let slot = self.pairs.get64(i);
+            if slot == u64::MAX {
                 return u32::MAX;
             }
-            i = (i + 1) & mask;
+            if slot >> 21 == key {
+                return (slot & ID) as u32;
+            }
+            i = (i + 1) & self.pair_mask;
         }
     }
 
