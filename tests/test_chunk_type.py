@@ -90,3 +90,5 @@ def test_spans_behave_as_the_tuple_of_pairs_they_stand_for():
         spans._pairs[0, 0] = 1  # the array under it is read-only too
     assert fc.Spans() == ()
     assert len(fc.Spans()) == 0
+    with pytest.raises(ValueError, match="pairs"):
+        fc.Spans([1, 2])  # type: ignore[list-item]

@@ -100,7 +100,13 @@ class Spans(Sequence[tuple[int, int]]):
     _pairs: npt.NDArray[np.int64]
 
     def __init__(self, pairs: Sequence[Sequence[int]] = ()) -> None:
-        array = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+        array = np.array(pairs, dtype=np.int64)
+        if array.size == 0:
+            array = array.reshape(0, 2)
+        elif array.ndim != 2 or array.shape[1] != 2:
+            raise ValueError(
+                f"Spans takes (char_start, char_end) pairs, got an array of shape {array.shape}"
+            )
         array.flags.writeable = False
         object.__setattr__(self, "_pairs", array)
 
