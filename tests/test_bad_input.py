@@ -359,6 +359,43 @@ BAD_PROCESS_RULES: list[tuple[Any, str]] = [
         "parent_mode",
     ),
     ({"mode": "hierarchical", "rules": {"parent_mode": "full-doc"}}, "subchunk_segmentation"),
+    # Values from numpy or JSON that are not what a field holds: a ferrochunk error naming
+    # the field, never a bare TypeError or ValueError from a comparison or a dict key.
+    ({"mode": np.array(["custom"])}, r"process_rule\.mode"),
+    (
+        {
+            "mode": "hierarchical",
+            "rules": {
+                "parent_mode": np.array(["paragraph", "full-doc"]),
+                "subchunk_segmentation": {"max_tokens": 100},
+            },
+        },
+        "parent_mode",
+    ),
+    (
+        {
+            "mode": "custom",
+            "rules": {
+                "pre_processing_rules": [{"id": ["remove_urls_emails"], "enabled": True}],
+                "segmentation": {"max_tokens": 100},
+            },
+        },
+        r"pre_processing_rules\[0\]\.id",
+    ),
+    (
+        {
+            "mode": "custom",
+            "rules": {
+                "pre_processing_rules": [{"id": {"a": 1}, "enabled": True}],
+                "segmentation": {"max_tokens": 100},
+            },
+        },
+        r"pre_processing_rules\[0\]\.id",
+    ),
+    (
+        {"mode": "custom", "rules": {"segmentation": {"max_tokens": np.array([100, 200])}}},
+        "max_tokens",
+    ),
 ]
 
 

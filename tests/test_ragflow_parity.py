@@ -67,8 +67,8 @@ def test_naive_merge_with_images(pairs, size, delimiter, percent):
     got = outcome(native.naive_merge_with_images, texts, chosen, size, delimiter, percent)
     want = outcome(reference.naive_merge_with_images, texts, chosen, size, delimiter, percent)
     if got[0] == "ok" and want[0] == "ok":
-        got = (got[1][0], [i.blobs if i else None for i in got[1][1]])
-        want = (want[1][0], [i.blobs if i else None for i in want[1][1]])
+        got = (got[1][0], [i._blobs if i else None for i in got[1][1]])
+        want = (want[1][0], [i._blobs if i else None for i in want[1][1]])
     assert got == want
 
 

@@ -64,6 +64,8 @@ def _clean_rules(field: str, value: Any) -> CleanRules:
     enabled = {}
     for i, rule in enumerate(value):
         rule = _mapping(f"{field}[{i}]", rule)
+        if not isinstance(rule.get("id"), str):
+            raise ConfigTypeError(f"{field}[{i}].id must be a str, got {describe(rule.get('id'))}")
         if not isinstance(rule.get("enabled"), bool):
             raise ConfigTypeError(
                 f"{field}[{i}].enabled must be a bool, got {describe(rule.get('enabled'))}"
@@ -89,7 +91,8 @@ def from_process_rule(rule: Any) -> tuple[Recursive | ParentChild, CleanRules]:
     """
     rule = _mapping("process_rule", rule)
     mode = rule.get("mode")
-    if mode not in MODES:
+    # isinstance first: `in` on an array compares element-wise and raises or misleads.
+    if not isinstance(mode, str) or mode not in MODES:
         raise ConfigError(
             f"process_rule.mode must be one of {', '.join(map(repr, MODES))}, got {describe(mode)}"
         )
@@ -102,8 +105,10 @@ def from_process_rule(rule: Any) -> tuple[Recursive | ParentChild, CleanRules]:
     )
     if mode == "custom":
         return _segmentation("process_rule.rules.segmentation", rules.get("segmentation")), clean
-    parent_mode = rules.get("parent_mode") or "paragraph"
-    if parent_mode not in ("paragraph", "full-doc"):
+    parent_mode = rules.get("parent_mode")
+    if parent_mode is None or (isinstance(parent_mode, str) and not parent_mode):
+        parent_mode = "paragraph"
+    if not isinstance(parent_mode, str) or parent_mode not in ("paragraph", "full-doc"):
         raise ConfigError(
             f"process_rule.rules.parent_mode must be 'paragraph' or 'full-doc', "
             f"got {describe(parent_mode)}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -59,7 +60,7 @@ def _images(module: Any, ids: list[Any]) -> list[Any]:
 def _encode_image(image: Any) -> Any:
     if image is None:
         return None
-    return {"__image__": [b.decode("latin-1") for b in image.blobs]}
+    return {"__image__": [b.decode("latin-1") for b in image._blobs]}
 
 
 def _naive_merge_with_images(m: Any, a: Args) -> Any:
@@ -83,15 +84,20 @@ def _naive_merge_docx(m: Any, a: Args) -> Any:
 
 
 def _token_chunker(m: Any, a: Args) -> Any:
+    """Upstream's constructor checks the param; ``check: false`` records set their raw
+    values after it, so they reach ``_invoke`` unchecked (spec §0)."""
     param = m.TokenChunkerParam()
-    for key, value in a["param"].items():
-        setattr(param, key, decode(value))
+    raw = {key: decode(value) for key, value in a["param"].items()}
     if a.get("check"):
-        param.check()
-    outputs = m.TokenChunker(param).invoke(**a["input"])
-    if "_ERROR" in outputs:
-        return {"_ERROR": outputs["_ERROR"].split("\n")[0]}
-    return {"chunks": outputs.get("chunks")}
+        vars(param).update(raw)
+    component = m.TokenChunker(None, "TokenChunker:0", param)
+    if not a.get("check"):
+        vars(param).update(raw)
+    asyncio.run(component._invoke(**a["input"]))
+    error = component.error()
+    if error is not None:
+        return {"_ERROR": error.split("\n")[0]}
+    return {"chunks": component.output("chunks")}
 
 
 HANDLERS: dict[str, Callable[[Any, Args], Any]] = {

@@ -32,10 +32,13 @@ from ..reference.dify import text_splitter as _ts
 from ..tokenizers import Tokenizer, _is_utf8
 
 __all__ = [
+    "ChildDocument",
     "CleanProcessor",
     "Document",
     "EnhanceRecursiveCharacterTextSplitter",
     "FixedRecursiveCharacterTextSplitter",
+    "ParagraphIndexProcessor",
+    "ParentChildIndexProcessor",
     "RecursiveCharacterTextSplitter",
     "TextSplitter",
     "_split_text_with_regex",
@@ -68,6 +71,7 @@ class CleanProcessor:
 
 
 Document = _ts.Document
+ChildDocument = _ts.ChildDocument
 remove_leading_symbols = _processors.remove_leading_symbols
 
 _REGEX_META = set("\\^$*+?{}[]|()")
@@ -235,6 +239,22 @@ get_splitter = functools.partial(
     fixed=FixedRecursiveCharacterTextSplitter,
     enhance=EnhanceRecursiveCharacterTextSplitter,
 )
+
+
+class ParagraphIndexProcessor(_processors.ParagraphIndexProcessor):
+    """Dify's ``ParagraphIndexProcessor().transform(documents, process_rule=...)`` over the
+    native splitters and cleaner."""
+
+    _splitter = staticmethod(get_splitter)
+    _cleaner = CleanProcessor
+
+
+class ParentChildIndexProcessor(_processors.ParentChildIndexProcessor):
+    """Dify's ``ParentChildIndexProcessor().transform(documents, process_rule=...)`` over
+    the native splitters and cleaner."""
+
+    _splitter = staticmethod(get_splitter)
+    _cleaner = CleanProcessor
 
 
 def paragraph_transform(texts: list[str], process_rule: Any, preview: bool = False) -> list[str]:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _native
+from .._merge_strategy import is_under_cap
 from ..reference.ragflow import (
     BULLET_PATTERN,
     LazyImage,
@@ -173,7 +174,7 @@ def merge_paragraphs(
     )
     if _native_sizes(sizes) and exact_cap:
         groups = _native.ragflow_merge_groups(
-            sizes, float(token_size), threshold, strategy == MergeStrategy.UNDER_CAP
+            sizes, float(token_size), threshold, is_under_cap(strategy)
         )
     else:
         groups = _merge.merge_groups(sizes, token_size, strategy, overlapped_percent)
@@ -209,7 +210,7 @@ def _native_merge(
             delimiter,
             cap,
             threshold,
-            strategy == MergeStrategy.UNDER_CAP,
+            is_under_cap(strategy),
             percent,
         )
     except UnicodeEncodeError:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import copy
+import functools
+import hashlib
 import re
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .cleaner import CleanProcessor
 from .text_splitter import (
+    ChildDocument,
     Document,
     EnhanceRecursiveCharacterTextSplitter,
     FixedRecursiveCharacterTextSplitter,
@@ -32,7 +37,11 @@ _LEADING_SYMBOLS = re.compile(
 
 
 class ValidationError(ValueError):
-    """A process rule that does not fit the model (pydantic's error, by name)."""
+    """A process rule that does not fit the model, where pydantic is not installed.
+
+    With pydantic installed, rules are validated by upstream's own models, so the error is
+    ``pydantic.ValidationError`` itself (``except pydantic.ValidationError`` catches it).
+    """
 
 
 def _lax_int(field: str, value: Any) -> int:
@@ -79,12 +88,24 @@ class Rule:
     subchunk_segmentation: Segmentation | None
 
     @classmethod
-    def validate(cls, value: Any) -> Rule:
+    def validate(cls, value: Any) -> Any:
+        """Upstream's ``Rule.model_validate`` when pydantic is installed, else a check by
+        hand that accepts the same rules."""
+        model = _pydantic_rule()
+        if model is not None:
+            return model.model_validate(value)
         if not isinstance(value, dict):
             raise ValidationError("rules: Input should be a valid dictionary")
         pre = value.get("pre_processing_rules")
         if pre is not None and not isinstance(pre, list):
             raise ValidationError("pre_processing_rules: Input should be a valid list")
+        for i, item in enumerate(pre or []):
+            if not isinstance(item, dict):
+                raise ValidationError(f"pre_processing_rules.{i}: Input should be an object")
+            if not isinstance(item.get("id"), str):
+                raise ValidationError(f"pre_processing_rules.{i}.id: Input should be a string")
+            if "enabled" not in item:
+                raise ValidationError(f"pre_processing_rules.{i}.enabled: Field required")
         parent_mode = value.get("parent_mode")
         if parent_mode not in (None, "full-doc", "paragraph"):
             raise ValidationError("parent_mode: Input should be 'full-doc' or 'paragraph'")
@@ -96,6 +117,36 @@ class Rule:
         return cls(
             pre, segmentation("segmentation"), parent_mode, segmentation("subchunk_segmentation")
         )
+
+
+@functools.cache
+def _pydantic_rule() -> Any:
+    """Upstream's ``core/rag/entities/processing_entities.py`` models, or None."""
+    try:
+        from typing import Literal
+
+        from pydantic import AliasChoices, BaseModel, Field
+    except ImportError:
+        return None
+
+    class PreProcessingRule(BaseModel):
+        id: str
+        enabled: bool
+
+    class Segmentation(BaseModel):
+        separator: str = Field(
+            default="\n", validation_alias=AliasChoices("separator", "delimiter")
+        )
+        max_tokens: int
+        chunk_overlap: int = 0
+
+    class Rule(BaseModel):
+        pre_processing_rules: list[PreProcessingRule] | None = None
+        segmentation: Segmentation | None = None
+        parent_mode: Literal["full-doc", "paragraph"] | None = None
+        subchunk_segmentation: Segmentation | None = None
+
+    return Rule
 
 
 def get_splitter(
@@ -137,7 +188,7 @@ def remove_leading_symbols(text: str) -> str:
     return _LEADING_SYMBOLS.sub("", text)
 
 
-def _rules(process_rule: Any) -> Rule:
+def _rules(process_rule: Any) -> Any:
     if not process_rule:
         raise ValueError("No process rule found.")
     if process_rule.get("mode") == "automatic":
@@ -150,29 +201,9 @@ def _rules(process_rule: Any) -> Rule:
 SplitterFactory = Callable[[Any, Any, Any, Any], TextSplitter]
 
 
-def paragraph_transform(
-    texts: list[str],
-    process_rule: Any,
-    preview: bool = False,
-    *,
-    splitter: SplitterFactory = get_splitter,
-    cleaner: Any = CleanProcessor,
-) -> list[str]:
-    """§8.2: clean, split, then strip each chunk and its leading symbols."""
-    rules = _rules(process_rule)
-    if not rules.segmentation:
-        raise ValueError("No segmentation found in rules.")
-    seg = rules.segmentation
-    split = splitter(process_rule.get("mode"), seg.max_tokens, seg.chunk_overlap, seg.separator)
-    out = []
-    for text in texts:
-        doc = Document(page_content=cleaner.clean(text, process_rule))
-        for chunk in split.split_documents([doc]):
-            if chunk.page_content.strip():
-                content = remove_leading_symbols(chunk.page_content).strip()
-                if content:
-                    out.append(content)
-    return out
+def _text_hash(text: str) -> str:
+    """Dify's ``helper.generate_text_hash``."""
+    return hashlib.sha256((str(text) + "None").encode()).hexdigest()
 
 
 def _drop_leading_dot(text: str) -> str:
@@ -182,19 +213,160 @@ def _drop_leading_dot(text: str) -> str:
     return text
 
 
-def _split_child_nodes(parent: str, rules: Rule, mode: Any, splitter: SplitterFactory) -> list[str]:
-    """§8.5."""
-    sub = rules.subchunk_segmentation
-    if not sub:
-        raise ValueError("No subchunk segmentation found in rules.")
-    split = splitter(mode, sub.max_tokens, sub.chunk_overlap, sub.separator)
-    children = []
-    for chunk in split.split_documents([Document(page_content=parent)]):
-        if chunk.page_content.strip():
-            content = _drop_leading_dot(chunk.page_content)
+class ParagraphIndexProcessor:
+    """§8.2 Dify's ``ParagraphIndexProcessor.transform``, on any document objects.
+
+    A document is anything with ``page_content`` and ``metadata``; chunks come back as the
+    caller's own document type, built with ``type(doc)(page_content=..., metadata=...)``.
+    As upstream, each input document's ``page_content`` is replaced by its cleaned text,
+    and each chunk's metadata gets a random ``doc_id`` and the ``doc_hash`` of its text.
+    ``current_user``, ``session`` and ``embedding_model_instance`` are accepted and unused:
+    upstream reads them only to look up image attachments in its database, and its
+    splitters measure characters whatever model is given.
+    """
+
+    _splitter: SplitterFactory = staticmethod(get_splitter)
+    _cleaner: Any = CleanProcessor
+
+    def transform(
+        self,
+        documents: list[Any],
+        current_user: Any = None,
+        *,
+        session: Any = None,
+        **kwargs: Any,
+    ) -> list[Any]:
+        process_rule: Any = kwargs.get("process_rule")
+        rules = _rules(process_rule)
+        if not rules.segmentation:
+            raise ValueError("No segmentation found in rules.")
+        seg = rules.segmentation
+        split = self._splitter(
+            process_rule.get("mode"), seg.max_tokens, seg.chunk_overlap, seg.separator
+        )
+        out = []
+        for document in documents:
+            document.page_content = self._cleaner.clean(
+                document.page_content, kwargs.get("process_rule", {})
+            )
+            for node in _split_nodes(split, document):
+                if not node.page_content.strip():
+                    continue
+                if node.metadata is not None:
+                    node.metadata["doc_id"] = str(uuid.uuid4())
+                    node.metadata["doc_hash"] = _text_hash(node.page_content)
+                content = remove_leading_symbols(node.page_content).strip()
+                if content:
+                    node.page_content = content
+                    out.append(node)
+        return out
+
+
+class ParentChildIndexProcessor:
+    """§8.4 Dify's ``ParentChildIndexProcessor.transform``, on any document objects.
+
+    Parents are the caller's document type; their ``children`` are :class:`ChildDocument`
+    objects (Dify's fields), each with a copy of its parent's metadata plus its own
+    ``doc_id`` and ``doc_hash``. The same arguments are unused as in
+    :class:`ParagraphIndexProcessor`.
+    """
+
+    _splitter: SplitterFactory = staticmethod(get_splitter)
+    _cleaner: Any = CleanProcessor
+
+    def transform(
+        self,
+        documents: list[Any],
+        current_user: Any = None,
+        *,
+        session: Any = None,
+        **kwargs: Any,
+    ) -> list[Any]:
+        process_rule: Any = kwargs.get("process_rule")
+        if not process_rule:
+            raise ValueError("No process rule found.")
+        if not process_rule.get("rules"):
+            raise ValueError("No rules found in process rule.")
+        rules = Rule.validate(process_rule["rules"])
+        mode = process_rule.get("mode")
+        preview = kwargs.get("preview")
+        out: list[Any] = []
+        if rules.parent_mode == "paragraph":
+            if not rules.segmentation:
+                raise ValueError("No segmentation found in rules.")
+            seg = rules.segmentation
+            split = self._splitter(mode, seg.max_tokens, seg.chunk_overlap, seg.separator)
+            for document in documents:
+                if preview and len(out) >= 10:
+                    return out
+                document.page_content = self._cleaner.clean(document.page_content, process_rule)
+                for node in _split_nodes(split, document):
+                    if not node.page_content.strip():
+                        continue
+                    node.metadata["doc_id"] = str(uuid.uuid4())
+                    node.metadata["doc_hash"] = _text_hash(node.page_content)
+                    content = _drop_leading_dot(node.page_content)
+                    if content:
+                        node.page_content = content
+                        node.children = self._children(node, rules, mode)
+                        out.append(node)
+        elif rules.parent_mode == "full-doc":
+            first = documents[0]
+            content = "\n".join(d.page_content for d in documents)
+            parent = type(first)(page_content=content, metadata=dict(first.metadata))
+            children = self._children(parent, rules, mode)
+            if preview:
+                children = children[:CHILD_CHUNKS_PREVIEW_NUMBER]
+            parent.children = children
+            parent.metadata["doc_id"] = str(uuid.uuid4())
+            parent.metadata["doc_hash"] = _text_hash(parent.page_content)
+            out.append(parent)
+        return out
+
+    def _children(self, parent: Any, rules: Any, mode: Any) -> list[ChildDocument]:
+        """§8.5 ``_split_child_nodes``."""
+        sub = rules.subchunk_segmentation
+        if not sub:
+            raise ValueError("No subchunk segmentation found in rules.")
+        split = self._splitter(mode, sub.max_tokens, sub.chunk_overlap, sub.separator)
+        children = []
+        for node in _split_nodes(split, parent):
+            if not node.page_content.strip():
+                continue
+            child = ChildDocument(page_content=node.page_content, metadata=dict(parent.metadata))
+            child.metadata["doc_id"] = str(uuid.uuid4())
+            child.metadata["doc_hash"] = _text_hash(child.page_content)
+            content = _drop_leading_dot(child.page_content)
             if content:
-                children.append(content)
-    return children
+                child.page_content = content
+                children.append(child)
+        return children
+
+
+def _split_nodes(split: TextSplitter, document: Any) -> list[Any]:
+    """Upstream ``split_documents([document])``, as the caller's document type."""
+    make = type(document)
+    metadata = document.metadata or {}
+    return [
+        make(page_content=chunk, metadata=copy.deepcopy(metadata))
+        for chunk in split.split_text(document.page_content)
+    ]
+
+
+def paragraph_transform(
+    texts: list[str],
+    process_rule: Any,
+    preview: bool = False,
+    *,
+    splitter: SplitterFactory = get_splitter,
+    cleaner: Any = CleanProcessor,
+) -> list[str]:
+    """§8.2 over plain texts: the chunk texts of :class:`ParagraphIndexProcessor`."""
+    processor = ParagraphIndexProcessor()
+    processor._splitter = splitter
+    processor._cleaner = cleaner
+    docs = [Document(page_content=t) for t in texts]
+    return [d.page_content for d in processor.transform(docs, process_rule=process_rule)]
 
 
 def parent_child_transform(
@@ -205,35 +377,13 @@ def parent_child_transform(
     splitter: SplitterFactory = get_splitter,
     cleaner: Any = CleanProcessor,
 ) -> list[dict[str, Any]]:
-    """§8.4: paragraph parents (cleaned, split) or one full-doc parent, each with children."""
-    if not process_rule:
-        raise ValueError("No process rule found.")
-    if not process_rule.get("rules"):
-        raise ValueError("No rules found in process rule.")
-    rules = Rule.validate(process_rule["rules"])
-    mode = process_rule.get("mode")
-    if rules.parent_mode == "paragraph":
-        if not rules.segmentation:
-            raise ValueError("No segmentation found in rules.")
-        seg = rules.segmentation
-        split = splitter(mode, seg.max_tokens, seg.chunk_overlap, seg.separator)
-        parents: list[dict[str, Any]] = []
-        for text in texts:
-            doc = Document(page_content=cleaner.clean(text, process_rule))
-            for chunk in split.split_documents([doc]):
-                if chunk.page_content.strip():
-                    content = _drop_leading_dot(chunk.page_content)
-                    if content:
-                        children = _split_child_nodes(content, rules, mode, splitter)
-                        parents.append({"content": content, "children": children})
-            if preview and len(parents) >= 10:
-                break
-        return parents
-    if rules.parent_mode == "full-doc":
-        content = "\n".join(texts)
-        _ = texts[0]  # upstream takes the metadata of the first document
-        children = _split_child_nodes(content, rules, mode, splitter)
-        if preview:
-            children = children[:CHILD_CHUNKS_PREVIEW_NUMBER]
-        return [{"content": content, "children": children}]
-    return []
+    """§8.4 over plain texts: each parent's text with its children's texts."""
+    processor = ParentChildIndexProcessor()
+    processor._splitter = splitter
+    processor._cleaner = cleaner
+    docs = [Document(page_content=t) for t in texts]
+    parents = processor.transform(docs, process_rule=process_rule, preview=preview)
+    return [
+        {"content": p.page_content, "children": [c.page_content for c in p.children]}
+        for p in parents
+    ]

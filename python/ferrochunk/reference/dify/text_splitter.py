@@ -18,9 +18,24 @@ def _characters(texts: list[str]) -> list[int]:
 
 
 @dataclass
-class Document:
+class ChildDocument:
+    """Dify's ``ChildDocument`` (``core/rag/models/document.py``), its fields as a dataclass."""
+
     page_content: str
+    vector: list[float] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Document:
+    """Dify's ``Document``, its fields as a dataclass (pydantic is not needed to use it)."""
+
+    page_content: str
+    vector: list[float] | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    provider: str | None = "dify"
+    children: list[ChildDocument] | None = None
+    attachments: list[Any] | None = None
 
 
 def _split_text_with_regex(text: str, separator: str, keep_separator: bool) -> list[str]:

@@ -6,7 +6,7 @@ Section numbers in the docstrings refer to that spec.
 
 from __future__ import annotations
 
-from ...config import MergeStrategy
+from ..._merge_strategy import MergeStrategy
 from .delim import (
     compile_delimiter_pattern,
     has_wrapped_delimiter,

@@ -1,8 +1,14 @@
-"""§10.3 the flow component's input model (pydantic ``TokenChunkerFromUpstream``, lax mode),
-validated by hand with the same accepted values and the same error count."""
+"""§10.3 the flow component's input model (pydantic ``TokenChunkerFromUpstream``, lax mode).
+
+With pydantic installed (as it is wherever RAGFlow runs) the input is validated by the same
+model upstream declares, so the ``Input error: ...`` text is pydantic's own, word for word.
+Without it, a hand-written check accepts the same values and reports the same fields in
+pydantic's layout, without the ``[type=..., input_value=...]`` details and the URL line.
+"""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,8 +78,55 @@ def _errors(kind: str, value: Any, required: bool) -> list[str]:
     ]
 
 
+@functools.cache
+def _pydantic_model() -> Any:
+    """Upstream's ``rag/flow/chunker/schema.py`` model, or None without pydantic."""
+    try:
+        from typing import Literal
+
+        from pydantic import BaseModel, ConfigDict, Field
+    except ImportError:
+        return None
+
+    class TokenChunkerFromUpstream(BaseModel):
+        created_time: float | None = Field(default=None, alias="_created_time")
+        elapsed_time: float | None = Field(default=None, alias="_elapsed_time")
+        name: str
+        file: dict[str, Any] | None = Field(default=None)
+        chunks: list[dict[str, Any]] | None = Field(default=None)
+        output_format: Literal["json", "markdown", "text", "html", "chunks"] | None = Field(
+            default=None
+        )
+        json_result: list[dict[str, Any]] | None = Field(default=None, alias="json")
+        markdown_result: str | None = Field(default=None, alias="markdown")
+        text_result: str | None = Field(default=None, alias="text")
+        html_result: str | None = Field(default=None, alias="html")
+        model_config = ConfigDict(populate_by_name=True, extra="forbid")
+
+    return TokenChunkerFromUpstream
+
+
 def validate_flow_input(kwargs: dict[str, Any]) -> FlowInput:
     """The validated input, or :class:`InputError` listing every problem."""
+    model = _pydantic_model()
+    if model is not None:
+        try:
+            valid = model.model_validate(kwargs)
+        except Exception as exc:  # upstream catches everything model_validate raises
+            raise InputError(str(exc)) from exc
+        return FlowInput(
+            name=valid.name,
+            output_format=valid.output_format,
+            chunks=valid.chunks,
+            json_result=valid.json_result,
+            markdown_result=valid.markdown_result,
+            text_result=valid.text_result,
+            html_result=valid.html_result,
+        )
+    return _validate_by_hand(kwargs)
+
+
+def _validate_by_hand(kwargs: dict[str, Any]) -> FlowInput:
     used: set[str] = set()
     values: dict[str, Any] = {}
     problems: list[str] = []

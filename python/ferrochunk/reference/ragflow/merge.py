@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...config import MergeStrategy
+from ..._merge_strategy import MergeStrategy, is_under_cap
 from .delim import (
     compile_delimiter_pattern,
     has_wrapped_delimiter,
@@ -28,7 +28,7 @@ def merge_groups(
 ) -> list[list[int]]:
     """§5 ``_merge_paragraph_groups``: index groups, in order."""
     threshold = token_size * (100 - overlapped_percent) / 100.0
-    return group_indices(sizes, token_size, threshold, strategy == MergeStrategy.UNDER_CAP)
+    return group_indices(sizes, token_size, threshold, is_under_cap(strategy))
 
 
 def group_indices(

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import functools
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -27,9 +30,23 @@ def _str_list(value: Any) -> list[str]:
 
 
 class TokenChunkerParam:
-    """§10.1 the component's parameters with their defaults."""
+    """§10.1 the component's parameters with their defaults, plus the fields that RAGFlow's
+    ``ComponentParamBase`` and ``ProcessParamBase`` give every component (the canvas reads
+    ``outputs`` and ``inputs``; ``invoke`` honours ``timeout`` and the exception defaults)."""
 
     def __init__(self) -> None:
+        self.message_history_window_size = 13
+        self.inputs: dict[str, Any] = {}
+        self.outputs: dict[str, Any] = {}
+        self.description = ""
+        self.max_retries = 0
+        self.delay_after_error = 2.0
+        self.exception_method: Any = None
+        self.exception_default_value: Any = None
+        self.exception_goto: Any = None
+        self.debug_inputs: dict[str, Any] = {}
+        self.timeout: Any = 100000000
+        self.persist_logs = True
         self.delimiter_mode: Any = "delimiter"
         self.chunk_token_size: Any = 512
         self.delimiters: Any = ["\n"]
@@ -70,7 +87,8 @@ class TokenChunkerParam:
 
 def compile_delimiter_pattern(delimiters: Any) -> str:
     """§10.2 primary pattern: the insides of the backtick tokens of the joined list."""
-    tokens = list(dict.fromkeys(_WRAPPED.findall("".join(delimiters))))
+    joined = "".join(d for d in (delimiters or []) if d)
+    tokens = list(dict.fromkeys(_WRAPPED.findall(joined)))
     tokens.sort(key=len, reverse=True)
     return "|".join(re.escape(t) for t in tokens)
 
@@ -88,6 +106,10 @@ def split_text_by_pattern(text: Any, pattern: str) -> list[str]:
     return [p for p in split_keep(text, pattern)[::2] if p]
 
 
+def _no_progress(*_: Any, **__: Any) -> None:
+    """The progress callback of a component without a canvas callback."""
+
+
 def _item_text(item: dict[str, Any]) -> str:
     for key in ("text", "content_with_weight"):
         if isinstance(item.get(key), str):
@@ -96,11 +118,25 @@ def _item_text(item: dict[str, Any]) -> str:
 
 
 class TokenChunker:
-    """The flow component: ``invoke(**inputs)`` sets and returns its outputs."""
+    """The flow component, shaped as upstream's ``ProcessBase`` subclass.
 
-    def __init__(self, param: TokenChunkerParam | None = None) -> None:
-        self._param = param if param is not None else TokenChunkerParam()
-        self._outputs: dict[str, Any] = {}
+    ``TokenChunker(canvas, id, param)`` checks ``param`` (as upstream's constructor does);
+    ``await invoke(**inputs)`` records the inputs and the chunks in ``param.outputs`` and
+    returns them, turning any failure into an ``_ERROR`` output; ``invoke_sync`` runs it
+    on a fresh event loop. The canvas may be None: only its ``callback``, if any, is used.
+    """
+
+    component_name = "TokenChunker"
+
+    def __init__(self, canvas: Any, id: Any, param: TokenChunkerParam) -> None:
+        self._canvas = canvas
+        self._id = id
+        self._param = param
+        self._param.check()
+        report = getattr(canvas, "callback", None)
+        self.callback: Callable[..., Any] = (
+            functools.partial(report, id) if report is not None else _no_progress
+        )
 
     # The counting and merging the component builds on; the compat face swaps in native ones.
     _count: Callable[[str], int] = staticmethod(num_tokens_from_string)
@@ -110,42 +146,94 @@ class TokenChunker:
     _compile_delimiter_pattern = staticmethod(compile_delimiter_pattern)
     _split_text_by_pattern = staticmethod(split_text_by_pattern)
 
+    # -- what the canvas reads back (agent/component/base.py ComponentBase) --------------
+    def output(self, var_nm: str | None = None) -> Any:
+        """One output's value (``""`` when unset), or all of them as a dict."""
+        outputs = self._param.outputs
+        if var_nm:
+            return outputs.get(var_nm, {}).get("value", "")
+        return {k: o.get("value") for k, o in outputs.items()}
+
     def set_output(self, key: str, value: Any) -> None:
-        self._outputs[key] = value
+        outputs = self._param.outputs
+        if key not in outputs:
+            outputs[key] = {"value": None, "type": str(type(value))}
+        outputs[key]["value"] = value
 
-    def output(self, key: str) -> Any:
-        return self._outputs.get(key)
+    def error(self) -> Any:
+        return self._param.outputs.get("_ERROR", {}).get("value")
 
-    def invoke(self, **kwargs: Any) -> dict[str, Any]:
-        self._invoke(**kwargs)
-        return dict(self._outputs)
+    def reset(self, only_output: bool = False) -> None:
+        for slot in self._param.outputs.values():
+            slot["value"] = None
+        if only_output:
+            return
+        for slot in self._param.inputs.values():
+            slot["value"] = None
+        self._param.debug_inputs = {}
 
-    def _invoke(self, **kwargs: Any) -> None:
+    def get_exception_default_value(self) -> Any:
+        if self._param.exception_method != "comment":
+            return ""
+        return self._param.exception_default_value
+
+    async def invoke(self, **kwargs: Any) -> dict[str, Any]:
+        """upstream ``ProcessBase.invoke``: inputs become outputs, ``_invoke`` runs under the
+        param's timeout, and an exception becomes the ``_ERROR`` output."""
+        self.set_output("_created_time", time.perf_counter())
+        for key, value in kwargs.items():
+            self.set_output(key, value)
+        try:
+            await asyncio.wait_for(self._invoke(**kwargs), timeout=self._param.timeout)
+            self.callback(1, "Done")
+        except Exception as exc:
+            default = self.get_exception_default_value()
+            if default:
+                self.set_output("result", default)
+            else:
+                self.set_output("_ERROR", str(exc))
+            self.callback(-1, str(exc))
+        self.set_output("_elapsed_time", time.perf_counter() - self.output("_created_time"))
+        return dict(self.output())
+
+    def invoke_sync(self, **kwargs: Any) -> dict[str, Any]:
+        """``invoke`` for code without an event loop of its own."""
+        return asyncio.run(self.invoke(**kwargs))
+
+    async def _invoke(self, **kwargs: Any) -> None:
         try:
             upstream = validate_flow_input(kwargs)
         except InputError as exc:
             self.set_output("_ERROR", f"Input error: {exc}")
             return
-        pct = normalize_overlapped_percent(self._param.overlapped_percent)
+        p = self._param
+        # Both patterns are built before the mode is looked at, as upstream: a non-str
+        # delimiter raises TypeError even in "one" mode.
+        pattern = compile_delimiter_pattern(p.delimiters)
+        child = children_pattern(p.children_delimiters)
+        self.set_output("output_format", "chunks")
+        self.callback(0.01, "Start to split into chunks.")
+        pct = normalize_overlapped_percent(p.overlapped_percent)
         fmt = upstream.output_format
         if fmt in ("markdown", "text", "html"):
             payload = getattr(upstream, f"{fmt}_result") or ""
-            self.set_output("chunks", self._text_chunks(payload, pct))
+            self.set_output("chunks", self._text_chunks(payload, pct, pattern, child))
         else:
             items = upstream.chunks if fmt == "chunks" else upstream.json_result
-            self.set_output("chunks", self._json_chunks(items or [], pct))
+            self.set_output("chunks", self._json_chunks(items or [], pct, pattern, child))
+        self.callback(1, "Done.")
 
     # -- §10.4 text payloads ------------------------------------------------------------
-    def _text_chunks(self, payload: str, pct: int) -> list[dict[str, Any]]:
+    def _text_chunks(
+        self, payload: str, pct: int, pattern: str, child: str
+    ) -> list[dict[str, Any]]:
         p = self._param
         if p.delimiter_mode == "one":
             return [{"text": remove_tag(payload)}] if payload.strip() else []
-        pattern = compile_delimiter_pattern(p.delimiters)
         if pattern:
             cks = split_text_by_pattern(payload, pattern)
         else:
             cks = self._naive_merge(payload, p.chunk_token_size, "".join(p.delimiters), pct)
-        child = children_pattern(p.children_delimiters)
         if not child:
             return [{"text": c.strip()} for c in cks if c.strip()]
         return [
@@ -157,20 +245,21 @@ class TokenChunker:
         ]
 
     # -- §10.5 JSON payloads ------------------------------------------------------------
-    def _json_chunks(self, items: list[dict[str, Any]], pct: int) -> list[dict[str, Any]]:
+    def _json_chunks(
+        self, items: list[dict[str, Any]], pct: int, pattern: str, child: str
+    ) -> list[dict[str, Any]]:
         p = self._param
         if p.delimiter_mode == "one":
             texts = [remove_tag(t) for t in map(_item_text, items) if t.strip()]
             joined = "\n".join(texts)
             return [{"text": joined}] if joined.strip() else []
         chunks = self._build_json_chunks(items)
-        pattern = compile_delimiter_pattern(p.delimiters)
         if pattern:
-            chunks = self._children(self._split_buffered(chunks, pattern))
+            chunks = self._children(self._split_buffered(chunks, pattern), child)
             self._media_context(chunks)
         else:
             self._media_context(chunks)
-            chunks = self._children(self._merge_by_size(chunks, pct))
+            chunks = self._children(self._merge_by_size(chunks, pct), child)
         return self._finalize(chunks)
 
     def _build_json_chunks(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -179,6 +268,8 @@ class TokenChunker:
             kind = str(item.get("doc_type_kwd") or "").strip().lower()
             kind = kind if kind in _MEDIA else "text"
             text = _item_text(item)
+            # Positions are read before a blank text is skipped: a bad tag raises even there.
+            positions = extract_pdf_positions(item)
             if kind == "text" and not text.strip():
                 continue
             out.append(
@@ -186,7 +277,7 @@ class TokenChunker:
                     "text": text,
                     "ck_type": kind,
                     "tk_nums": self._count(text),
-                    "positions": extract_pdf_positions(item),
+                    "positions": positions,
                     "img_id": item.get("img_id") if kind in _MEDIA else None,
                     "context_above": "",
                     "context_below": "",
@@ -281,9 +372,8 @@ class TokenChunker:
                 prev["tk_nums"] += chunk["tk_nums"]
         return out
 
-    def _children(self, chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _children(self, chunks: list[dict[str, Any]], pattern: str) -> list[dict[str, Any]]:
         """§10.6: text chunks split by the children pattern, each piece keeping its ``mom``."""
-        pattern = children_pattern(self._param.children_delimiters)
         if not pattern:
             return chunks
         out = []
