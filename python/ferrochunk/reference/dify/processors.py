@@ -213,7 +213,19 @@ def _drop_leading_dot(text: str) -> str:
     return text
 
 
-class ParagraphIndexProcessor:
+class _IndexProcessor:
+    """What both processors build on: the splitter factory and the cleaner (the compat face
+    swaps in native ones)."""
+
+    _splitter: SplitterFactory = staticmethod(get_splitter)
+    _cleaner: Any = CleanProcessor
+
+    def _split(self, mode: Any, seg: Any) -> TextSplitter:
+        """upstream ``_get_splitter`` for one segmentation rule."""
+        return self._splitter(mode, seg.max_tokens, seg.chunk_overlap, seg.separator)
+
+
+class ParagraphIndexProcessor(_IndexProcessor):
     """§8.2 Dify's ``ParagraphIndexProcessor.transform``, on any document objects.
 
     A document is anything with ``page_content`` and ``metadata``; chunks come back as the
@@ -224,9 +236,6 @@ class ParagraphIndexProcessor:
     upstream reads them only to look up image attachments in its database, and its
     splitters measure characters whatever model is given.
     """
-
-    _splitter: SplitterFactory = staticmethod(get_splitter)
-    _cleaner: Any = CleanProcessor
 
     def transform(
         self,
@@ -240,10 +249,7 @@ class ParagraphIndexProcessor:
         rules = _rules(process_rule)
         if not rules.segmentation:
             raise ValueError("No segmentation found in rules.")
-        seg = rules.segmentation
-        split = self._splitter(
-            process_rule.get("mode"), seg.max_tokens, seg.chunk_overlap, seg.separator
-        )
+        split = self._split(process_rule.get("mode"), rules.segmentation)
         out = []
         for document in documents:
             document.page_content = self._cleaner.clean(
@@ -262,7 +268,7 @@ class ParagraphIndexProcessor:
         return out
 
 
-class ParentChildIndexProcessor:
+class ParentChildIndexProcessor(_IndexProcessor):
     """§8.4 Dify's ``ParentChildIndexProcessor.transform``, on any document objects.
 
     Parents are the caller's document type; their ``children`` are :class:`ChildDocument`
@@ -270,9 +276,6 @@ class ParentChildIndexProcessor:
     ``doc_id`` and ``doc_hash``. The same arguments are unused as in
     :class:`ParagraphIndexProcessor`.
     """
-
-    _splitter: SplitterFactory = staticmethod(get_splitter)
-    _cleaner: Any = CleanProcessor
 
     def transform(
         self,
@@ -294,8 +297,7 @@ class ParentChildIndexProcessor:
         if rules.parent_mode == "paragraph":
             if not rules.segmentation:
                 raise ValueError("No segmentation found in rules.")
-            seg = rules.segmentation
-            split = self._splitter(mode, seg.max_tokens, seg.chunk_overlap, seg.separator)
+            split = self._split(mode, rules.segmentation)
             for document in documents:
                 if preview and len(out) >= 10:
                     return out
@@ -328,7 +330,7 @@ class ParentChildIndexProcessor:
         sub = rules.subchunk_segmentation
         if not sub:
             raise ValueError("No subchunk segmentation found in rules.")
-        split = self._splitter(mode, sub.max_tokens, sub.chunk_overlap, sub.separator)
+        split = self._split(mode, sub)
         children = []
         for node in _split_nodes(split, parent):
             if not node.page_content.strip():

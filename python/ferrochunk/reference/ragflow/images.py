@@ -95,21 +95,13 @@ def concat_img(img1: Any, img2: Any) -> Any:
         return img1
     blobs1, blobs2 = lazy_blobs(img1), lazy_blobs(img2)
     if (img1 is None or blobs1 is not None) and (img2 is None or blobs2 is not None):
-        if img1 and not img2:
-            return img1
-        if not img1 and img2:
-            return img2
-        if not img1 and not img2:
-            return None
+        if not (img1 and img2):
+            return img1 or img2 or None
         return type(img1)((blobs1 or []) + (blobs2 or []))
     img1 = _pil_image(img1) or img1
     img2 = _pil_image(img2) or img2
-    if img1 and not img2:
-        return img1
-    if not img1 and img2:
-        return img2
-    if not img1 and not img2:
-        return None
+    if not (img1 and img2):
+        return img1 or img2 or None  # upstream's three cases: the one that is set, or None
     if img1 is img2:
         return img1
     from PIL import Image
