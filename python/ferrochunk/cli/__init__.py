@@ -16,6 +16,7 @@ from .. import __version__
 from ..errors import FerrochunkError
 from . import bench as bench_cli
 from .chunk import add_arguments, main_chunk
+from .sources import label
 
 
 def parser() -> argparse.ArgumentParser:
@@ -40,9 +41,11 @@ def parser() -> argparse.ArgumentParser:
         description=(
             "Chunk files, folders, stdin (-), or JSONL/Parquet records, and write one record "
             "per chunk (JSON lines by default). Without paths it chunks a bundled sample. "
-            "Large files stream in bounded memory; the output is written atomically. "
-            "Exit status: 0 when every input was read, 1 when some were skipped (they are "
-            "listed), 2 for a usage or configuration error."
+            "Large files stream in bounded memory. A regular-file output is replaced "
+            "atomically (through a symlink too); devices, FIFOs and /dev/stdout are written "
+            "directly; a run that reads nothing leaves the output as it was. Exit status: 0 "
+            "when every input was read, 1 when some were skipped (they are listed), 2 for a "
+            "usage or configuration error, a missing extra or a failed write."
         ),
     )
     add_arguments(chunk)
@@ -78,8 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except OSError as exc:
-        where = exc.filename or "the output"
-        print(f"ferrochunk: cannot write {where}: {exc.strerror or exc}", file=sys.stderr)
+        # Output errors arrive above as OutputError; this one may be a read (--config).
+        where = f"{label(exc.filename)}: " if exc.filename else ""
+        print(f"ferrochunk: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
 
 

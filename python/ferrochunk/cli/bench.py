@@ -37,6 +37,23 @@ LEGEND = (
 )
 
 
+class _Deprecated(argparse.Action):
+    """Stores the value of a renamed option, with a note naming the new one."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(
+            f"ferrochunk bench: {option_string} is deprecated; use --overlap-tokens",
+            file=sys.stderr,
+        )
+        setattr(namespace, self.dest, values)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "paths",
@@ -46,8 +63,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--max-tokens", type=int, default=512, help="chunk size (default 512)")
     p.add_argument(
-        "--overlap", type=int, default=51, help="overlap in tokens, where a chunker has one "
-        "(default 51)"
+        "--overlap-tokens", type=int, default=51, help="overlap in tokens, where a chunker has "
+        "one (default 51)"
+    )  # fmt: skip
+    # The old name, kept working; hidden, and it says what replaces it.
+    p.add_argument(
+        "--overlap", type=int, dest="overlap_tokens", default=argparse.SUPPRESS,
+        action=_Deprecated, help=argparse.SUPPRESS
     )  # fmt: skip
     p.add_argument(
         "--chunkers",
@@ -94,7 +116,9 @@ def _read(source: Source, text_field: str) -> list[str]:
         try:
             return [r.text for r in read_records(source, text_field, None)]
         except Unreadable as exc:
-            raise Unreadable(f"{source.name}: {exc}") from exc
+            # bench has --text-field, not --id-field or --encoding.
+            why = exc.hint if exc.option == "--text-field" else str(exc)
+            raise Unreadable(f"{source.name}: {why}") from exc
     try:
         check_text(source, "utf-8")
     except Unreadable as exc:
@@ -213,14 +237,15 @@ def main_bench(args: argparse.Namespace) -> int:
     for name, value in (("--max-tokens", args.max_tokens), ("--repeat", args.repeat)):
         if value < 1:
             raise ConfigError(f"{name} must be >= 1, got {value}")
-    if args.overlap < 0 or args.overlap >= args.max_tokens:
+    overlap = args.overlap_tokens
+    if overlap < 0 or overlap >= args.max_tokens:
         raise ConfigError(
-            f"--overlap must be >= 0 and < --max-tokens ({args.max_tokens}), got {args.overlap}"
+            f"--overlap-tokens must be >= 0 and < --max-tokens ({args.max_tokens}), got {overlap}"
         )
     if not args.budget > 0:
         raise ConfigError(f"--budget must be > 0 seconds, got {args.budget}")
     try:
-        rows = bench.contenders(args.max_tokens, args.overlap, keys)
+        rows = bench.contenders(args.max_tokens, overlap, keys)
     except ValueError as exc:
         raise ConfigError(f"--{exc}") from exc
     if args.list:
@@ -235,7 +260,7 @@ def main_bench(args: argparse.Namespace) -> int:
     size = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
     title = (
         f"{len(texts)} document(s), {size / 1e6:.2f} MB; max {args.max_tokens} tokens, "
-        f"overlap {args.overlap}; "
+        f"overlap {overlap}; "
         + ("one thread each" if threads == "1" else f"RAYON_NUM_THREADS={threads}")
     )
     print(f"ferrochunk bench: {title}", file=sys.stderr)
@@ -252,7 +277,7 @@ def main_bench(args: argparse.Namespace) -> int:
             "documents": len(texts),
             "bytes": size,
             "max_tokens": args.max_tokens,
-            "overlap": args.overlap,
+            "overlap": overlap,
             "environment": bench.environment(),
             "results": [r.as_dict() for r in results],
         }

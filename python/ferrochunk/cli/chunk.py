@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -12,6 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any, TextIO
 
+from .._optional import require
 from ..config import (
     CleanRules,
     Config,
@@ -27,7 +27,7 @@ from ..records import record
 from ..rules import CHUNKERS, config_from_mapping
 from ..tokenizers import Tokenizer
 from .progress import Progress
-from .sink import FORMATS, Sink
+from .sink import FORMATS, Sink, target
 from .sources import Source, Unreadable, check_text, discover, label, read_records
 
 if sys.version_info >= (3, 11):
@@ -153,7 +153,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "-o",
         "--output",
         metavar="FILE",
-        help="write here (atomically) instead of stdout; a .parquet name writes Parquet",
+        help="write here instead of stdout; a .parquet name writes Parquet. A regular file "
+        "(or one a symlink names) is replaced atomically, keeping its mode and owner; a "
+        "device, FIFO or /dev/stdout, /dev/fd/N is written directly. A run that reads "
+        "nothing leaves it as it was",
     )
     out.add_argument("--format", choices=FORMATS, help="jsonl (default) or parquet")
     run = p.add_argument_group("run")
@@ -297,19 +300,20 @@ class Run:
     def stream(self, source: str, chunks: Iterator[Any]) -> None:
         """Writes a streamed document's chunks in groups, with progress inside it."""
         group: list[Any] = []
-        count = tokens = 0
         for c in chunks:
             group.append(c)
+            # Counted as they come, so the progress bar moves inside one large document.
+            self.chunks += 1
+            self.tokens += c.token_count
             if len(group) == 1000:
                 self.sink.write(
                     [{"source": source, "id": None, **record(k, self.config)} for k in group]
                 )
-                count, tokens = count + len(group), tokens + sum(k.token_count for k in group)
                 group = []
+                self.progress.update(self.done, self.documents, self.chunks)
         self.sink.write([{"source": source, "id": None, **record(k, self.config)} for k in group])
         self.documents += 1
-        self.chunks += count + len(group)
-        self.tokens += tokens + sum(k.token_count for k in group)
+        self.progress.update(self.done, self.documents, self.chunks)
 
     def text_file(self, source: Source) -> None:
         check_text(source, self.args.encoding)
@@ -352,15 +356,24 @@ class Run:
         )
 
     def records(self, source: Source) -> None:
-        for rec in read_records(source, self.args.text_field, self.args.id_field):
+        found = read_records(source, self.args.text_field, self.args.id_field)
+        self.sink.open()  # read, even if it holds no records
+        for rec in found:
             self.add(source.name, rec.id, rec.text, len(rec.text.encode("utf-8", "replace")))
 
-    def summary(self, seconds: float, target: str) -> str:
+    def summary(self, seconds: float) -> str:
         rate = self.done / 1e6 / seconds if seconds > 0 else 0.0
+        where = self.sink.target
+        if self.sink.opened:
+            outcome = f"written to {where.name}"
+        elif where.kind == "stdout":
+            outcome = "nothing read, nothing written"
+        else:
+            outcome = f"nothing read, {where.name} left as it was"
         return (
             f"ferrochunk: {_count(self.documents, 'document')}, "
             f"{_count(self.chunks, 'chunk')}, {_count(self.tokens, 'token')} "
-            f"({self.done / 1e6:.2f} MB in {seconds:.2f} s, {rate:.1f} MB/s) written to {target}"
+            f"({self.done / 1e6:.2f} MB in {seconds:.2f} s, {rate:.1f} MB/s) {outcome}"
         )
 
 
@@ -372,11 +385,31 @@ def _sample() -> Path:
     return Path(str(resources.files("ferrochunk") / "data" / "sample.md"))
 
 
-def _same_file(a: Path, b: Path) -> bool:
+def _need(module: str, extra: str, why: str) -> None:
+    """Imports an optional module before anything is read, so that a missing extra is one
+    line (exit 2) rather than a traceback."""
     try:
-        return a.resolve() == b.resolve() or (b.exists() and os.path.samefile(a, b))
-    except OSError:
-        return False
+        require(module, extra)
+    except ImportError as exc:
+        root = module.partition(".")[0]
+        cause = exc.__cause__
+        missing = getattr(cause, "name", None) or ""
+        if isinstance(cause, ModuleNotFoundError) and missing.partition(".")[0] == root:
+            raise FerrochunkError(f"{why} needs {root}: pip install 'ferrochunk[{extra}]'") from exc
+        raise FerrochunkError(f"{why} needs {root}, which fails to import: {cause}") from exc
+
+
+def _extras(args: argparse.Namespace, fmt: str, sources: Sequence[Source]) -> None:
+    if fmt == "parquet":
+        why = "--format parquet" if args.format else f"-o {label(args.output)}"
+        _need("pyarrow", "arrow", why)
+        _need("pyarrow.parquet", "arrow", why)
+    if args.ray is not None:
+        for module in ("ray", "ray.data", "pyarrow"):
+            _need(module, "ray", "--ray")
+    for s in sources:
+        if s.kind == "parquet":
+            _need("pyarrow.parquet", "arrow", f"reading {s.name}")
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: IO[bytes]) -> int:
@@ -388,25 +421,24 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: IO[bytes]) ->
     fmt = args.format or ("parquet" if output and output.suffix == ".parquet" else "jsonl")
     if fmt == "parquet" and output is None:
         raise FerrochunkError("--format parquet needs -o FILE")
-    if output is not None and not output.parent.is_dir():
-        raise FerrochunkError(f"cannot write {label(output)}: no such folder")
+    where = target(output)
     if args.paths:
         sources, skipped = discover(args.paths, args.glob)
     else:
         sources, skipped = [Source(_sample(), "text", "<bundled sample>")], []
-    if output is not None:
-        for s in sources:
-            if s.path is not None and _same_file(s.path, output):
-                raise FerrochunkError(f"the output {label(output)} is also an input")
+    for s in sources:
+        if s.path is not None and where.holds(s.path):
+            raise FerrochunkError(f"the output {where.name} is also an input")
     if not sources and not skipped:
         raise FerrochunkError("no input files found")
+    _extras(args, fmt, sources)
     keep = _keep_fields() if fmt == "parquet" else ()
     started = time.perf_counter()
     total = sum(s.size() for s in sources)
-    with Sink(output, fmt, config, keep, out) as sink:
+    with Sink(where, fmt, config, keep, out) as sink:
         job = Run(args, config, clean, sink, err, total)
         job.skipped.extend(skipped)
-        if args.ray is not None:
+        if args.ray is not None and sources:
             from .ray_job import run_ray
 
             run_ray(job, sources)
@@ -420,19 +452,17 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: IO[bytes]) ->
                     else:
                         job.records(source)
                 except Unreadable as exc:
-                    job.skipped.append((source.name, str(exc)))
+                    job.skipped.append((source.name, exc.hint))
             job.flush()
         job.progress.close()
-    target = label(output) if output else "stdout"
-    print(job.summary(time.perf_counter() - started, target), file=err)
+    # The reasons first, so that the summary is the last line.
     for name, why in job.skipped:
         print(f"ferrochunk: skipped {name}: {why}", file=err)
+    print(job.summary(time.perf_counter() - started), file=err)
     return 1 if job.skipped else 0
 
 
 def _keep_fields() -> list[Any]:
-    from .._optional import require
-
     pa = require("pyarrow", "arrow")
     return [pa.field("source", pa.large_string()), pa.field("id", pa.large_string())]
 

@@ -83,11 +83,13 @@ def run_ray(job: Run, sources: list[Source]) -> None:
         documents, job.config, keep_columns=["source", "id"], tokenizer=job.tokenizer
     )
     seen: set[tuple[str, Any]] = set()
+    job.sink.open()  # Ray read every input (it raises otherwise), even if none had text
     for batch in out.iter_batches(batch_format="pyarrow"):
         rows = batch.to_pylist()
         job.sink.write(rows)
         job.chunks += len(rows)
         job.tokens += sum(r["token_count"] for r in rows)
         seen.update((r["source"], r["id"]) for r in rows)
+        job.progress.update(job.done, len(seen), job.chunks)
     job.documents = len(seen)
     job.done = sum(s.size() for s in sources)

@@ -1,73 +1,304 @@
-"""Output written atomically: a temporary file beside the target, renamed at the end.
+"""Where `-o` writes, and how: the one place that opens, writes and replaces the output.
 
-A failed run removes its temporary file, so an earlier output stays as it was.
+:func:`target` classifies the output once, before anything is read:
+
+- a regular file, or a new path, is replaced atomically: a temporary file beside it, renamed
+  at the end. A replaced file keeps its mode, owner and group; a new one gets the umask's
+  mode. A symlink is followed, so the file it names is replaced and the link stays a link (a
+  dangling link creates its target);
+- a character or block device, or a FIFO, is opened and written directly (not atomic);
+- ``/dev/stdout``, ``/dev/fd/N`` and ``/proc/self/fd/N`` are written to that descriptor,
+  never reopened, so a ``>>`` log is appended to and a ``>`` redirect is not cut off.
+
+The output is opened when the first input has been read: a run that reads nothing leaves it
+as it was, and a failed run removes its temporary file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import io
 import json
 import os
-import tempfile
-from collections.abc import Sequence
+import secrets
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, TextIO
 
 from .._optional import require
 from ..config import Config
+from ..errors import FerrochunkError
+from .sources import label
 
 FORMATS = ("jsonl", "parquet")
 
+# Paths that name one of this process's descriptors; opening them again would truncate
+# the file a shell redirected to, or lose an O_APPEND.
+_STANDARD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+_LINKS_MAX = 40  # as the kernel's limit on symlinks in one lookup
+
+
+class OutputError(FerrochunkError):
+    """The output cannot be written; the message names it and the reason."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """What ``-o`` names, classified once.
+
+    ``kind`` is ``stdout`` (no ``-o``), ``fd`` (a descriptor path), ``file`` (an existing
+    regular file), ``new`` (no file there yet), ``device`` or ``fifo``. ``path`` is where a
+    write lands, symlinks followed; ``old`` is the replaced file's status (mode, owner).
+    """
+
+    given: Path | None
+    kind: str
+    path: str | None = None
+    fd: int | None = None
+    old: os.stat_result | None = None
+
+    @property
+    def name(self) -> str:
+        return "stdout" if self.given is None else label(self.given)
+
+    @property
+    def atomic(self) -> bool:
+        return self.kind in ("file", "new")
+
+    def holds(self, path: Path) -> bool:
+        """Whether writing here would overwrite the file ``path``."""
+        try:
+            if self.fd is not None:
+                mine = os.fstat(self.fd)
+            elif self.path is not None:
+                mine = os.stat(self.path)
+            else:
+                return False
+            theirs = os.stat(path)
+        except OSError:
+            return False
+        return (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)
+
+
+def _descriptor(path: str) -> int | None:
+    """The descriptor an absolute path names (``/dev/stdout``, ``/dev/fd/N``,
+    ``/proc/self/fd/N``), or None."""
+    if path in _STANDARD:
+        return _STANDARD[path]
+    parent, _, name = path.rpartition("/")
+    own = ("/dev/fd", "/proc/self/fd", "/proc/thread-self/fd", f"/proc/{os.getpid()}/fd")
+    if parent in own and name.isascii() and name.isdigit():
+        return int(name)
+    return None
+
+
+def _physical(path: str) -> str:
+    """``path`` with its folder's symlinks and ``..`` resolved, but not its last part."""
+    parent, name = os.path.split(os.path.abspath(path))
+    return os.path.join(os.path.realpath(parent), name)
+
+
+def _follow(given: str) -> tuple[str, int | None]:
+    """The path a write to ``given`` lands on (symlinks followed), or the descriptor it names."""
+    path = given
+    for _ in range(_LINKS_MAX):
+        for spelling in (os.path.abspath(path), _physical(path)):
+            fd = _descriptor(spelling)
+            if fd is not None:
+                return spelling, fd
+        path = _physical(path)
+        if not os.path.islink(path):
+            return path, None
+        path = os.path.join(os.path.dirname(path), os.readlink(path))
+    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), given)
+
+
+def target(output: Path | None) -> Target:
+    """Classifies the output; an error (exit 2) for what cannot be written, before any input
+    is read."""
+    if output is None:
+        return Target(None, "stdout")
+    name = label(output)
+    try:
+        path, fd = _follow(os.fspath(output))
+        if fd is not None:
+            os.fstat(fd)  # EBADF now rather than after the run
+            return Target(output, "fd", fd=fd)
+        try:
+            old = os.stat(path)
+        except FileNotFoundError:
+            folder = os.path.dirname(path)
+            if not os.path.isdir(folder):
+                raise OutputError(f"cannot write {name}: no such folder") from None
+            _check_folder(name, folder)
+            return Target(output, "new", path)
+    except OSError as exc:
+        raise OutputError(f"cannot write {name}: {exc.strerror or exc}") from exc
+    mode = old.st_mode
+    if stat.S_ISREG(mode):
+        _check_folder(name, os.path.dirname(path))
+        return Target(output, "file", path, old=old)
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return Target(output, "device", path)
+    if stat.S_ISFIFO(mode):
+        return Target(output, "fifo", path)
+    if stat.S_ISDIR(mode):
+        raise OutputError(f"cannot write {name}: it is a folder")
+    raise OutputError(f"cannot write {name}: not a file, device or FIFO")
+
+
+def _check_folder(name: str, folder: str) -> None:
+    # The replacement is created beside the target; say so now rather than after the run.
+    if not os.access(folder, os.W_OK | os.X_OK):
+        read_only = os.statvfs(folder).f_flag & os.ST_RDONLY
+        reason = os.strerror(errno.EROFS if read_only else errno.EACCES)
+        raise OutputError(f"cannot write {name}: cannot create files in {label(folder)} ({reason})")
+
+
+def _temporary(path: str, mode: int) -> tuple[int, str]:
+    """A new file beside ``path``, created with ``mode`` (the umask applies)."""
+    folder, name = os.path.split(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, flags, mode), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", path)
+
+
+def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
+    """Gives the replacement the replaced file's owner, group and mode."""
+    now = os.fstat(fd)
+    if (now.st_uid, now.st_gid) != (old.st_uid, old.st_gid):
+        try:
+            os.fchown(fd, old.st_uid, old.st_gid)
+        except PermissionError:
+            # Not root: the file becomes the runner's, as with `sed -i`; keep the group if
+            # the runner is in it.
+            with contextlib.suppress(PermissionError):
+                os.fchown(fd, -1, old.st_gid)
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))  # after chown, which clears set-id bits
+
 
 class Sink:
-    """Writes record batches as JSON lines (to a file or stdout) or Parquet (to a file)."""
+    """Writes record batches as JSON lines or Parquet to a :class:`Target`."""
 
     def __init__(
-        self, path: Path | None, fmt: str, config: Config, keep: Sequence[Any], stdout: IO[str]
+        self, where: Target, fmt: str, config: Config, keep: Sequence[Any], stdout: TextIO
     ) -> None:
-        self.path = path
+        self.target = where
         self.format = fmt
         self.config = config
         self.keep = keep
         self.stdout = stdout
-        self.tmp: Path | None = None
+        self.opened = False
+        self.tmp: str | None = None
+        self.binary: IO[bytes] | None = None
         self.text: IO[str] | None = None
+        self.owned = False  # whether closing is ours (not for stdout's streams)
         self.writer: Any = None
         self.pa: Any = None
         self.schema: Any = None
 
     def __enter__(self) -> Sink:
+        return self
+
+    @contextlib.contextmanager
+    def _naming(self) -> Iterator[None]:
+        """Output errors as one line that names the output (a gone reader stays a
+        BrokenPipeError, which stops the run quietly)."""
+        try:
+            yield
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(f"cannot write {self.target.name}: {exc.strerror or exc}") from exc
+
+    def open(self) -> None:
+        """Opens the output, once; called when an input has been read."""
+        if self.opened:
+            return
+        self.opened = True
+        with self._naming():
+            self._open()
+
+    def _open(self) -> None:
+        where = self.target
+        if where.kind == "stdout" or where.fd == 1:
+            # Our own stdout: its Python stream, so what is buffered there stays in order.
+            if self.format == "jsonl":
+                self.text = self.stdout
+                return
+            self.stdout.flush()
+            self.binary = self.stdout.buffer
+        elif where.fd is not None:
+            self.binary, self.owned = os.fdopen(os.dup(where.fd), "wb"), True
+        elif where.kind in ("device", "fifo"):
+            assert where.path is not None
+            flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+            self.binary, self.owned = os.fdopen(os.open(where.path, flags), "wb"), True
+        else:
+            assert where.path is not None
+            try:
+                fd, self.tmp = _temporary(where.path, 0o600 if where.old else 0o666)
+            except OSError as exc:
+                folder = label(os.path.dirname(where.path))
+                raise OutputError(
+                    f"cannot write {where.name}: cannot create files in {folder} "
+                    f"({exc.strerror or exc})"
+                ) from exc
+            self.binary, self.owned = os.fdopen(fd, "wb"), True
         if self.format == "parquet":
             self.pa = require("pyarrow", "arrow")
             pq = require("pyarrow.parquet", "arrow")
             from ..arrow import chunk_schema
 
             self.schema = chunk_schema(self.config, self.keep)
-            self.tmp = self._temporary()
-            self.writer = pq.ParquetWriter(self.tmp, self.schema)
-        elif self.path is None:
-            self.text = self.stdout
+            self.writer = pq.ParquetWriter(self.binary, self.schema)
         else:
-            self.tmp = self._temporary()
-            self.text = open(self.tmp, "w", encoding="utf-8", errors="surrogatepass")
-        return self
-
-    def _temporary(self) -> Path:
-        assert self.path is not None
-        fd, name = tempfile.mkstemp(
-            dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
-        )
-        os.close(fd)
-        return Path(name)
+            self.text = io.TextIOWrapper(self.binary, encoding="utf-8", errors="surrogatepass")
 
     def write(self, rows: list[dict[str, Any]]) -> None:
+        """Writes rows; with none, only opens the output (an input was read)."""
+        self.open()
         if not rows:
             return
+        with self._naming():
+            if self.writer is not None:
+                self.writer.write_table(self.pa.Table.from_pylist(rows, schema=self.schema))
+                return
+            assert self.text is not None
+            self.text.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+
+    def _finish(self) -> None:
         if self.writer is not None:
-            self.writer.write_table(self.pa.Table.from_pylist(rows, schema=self.schema))
+            self.writer.close()
+        for stream in (self.text, self.binary):
+            if stream is not None:
+                stream.flush()
+        if self.tmp is not None and self.target.old is not None:
+            assert self.binary is not None
+            _keep_owner_and_mode(self.binary.fileno(), self.target.old)
+        self._close()
+        if self.tmp is not None:
+            assert self.target.path is not None
+            os.replace(self.tmp, self.target.path)
+            self.tmp = None
+
+    def _close(self) -> None:
+        if not self.owned:
             return
-        assert self.text is not None
-        self.text.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        self.owned = False
+        if self.text is not None:
+            self.text.close()  # closes the binary stream under it too
+        elif self.binary is not None:
+            self.binary.close()
 
     def __exit__(
         self,
@@ -75,20 +306,18 @@ class Sink:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        complete = kind is None
+        if not self.opened:
+            return  # nothing was read: the output stays as it was
         try:
-            if self.writer is not None:
-                self.writer.close()
-            elif self.text is not None and self.text is not self.stdout:
-                self.text.close()
-            elif self.text is not None:
-                self.text.flush()
-        except BaseException:
-            complete = False  # e.g. the disk filled up while flushing
-            raise
+            if kind is None:
+                with self._naming():
+                    self._finish()
         finally:
-            if self.tmp is not None:
-                if complete and self.path is not None:
-                    os.replace(self.tmp, self.path)
-                else:
-                    self.tmp.unlink(missing_ok=True)
+            # After a failure (of the run or of _finish); a no-op after a finished run.
+            with contextlib.suppress(OSError):
+                self._close()
+                if kind is not None and self.text is self.stdout:
+                    self.stdout.flush()
+            if self.tmp is not None:  # the earlier output stays as it was
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.tmp)

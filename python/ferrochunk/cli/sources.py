@@ -44,7 +44,24 @@ class Source:
 
 
 class Unreadable(Exception):
-    """An input that cannot be read; it is skipped and listed, and the exit status is 1."""
+    """An input that cannot be read; it is skipped and listed, and the exit status is 1.
+
+    ``option`` names the command-line option that may fix it (``--encoding``,
+    ``--text-field``, ``--id-field``), for the message to suggest.
+    """
+
+    def __init__(self, reason: str, option: str | None = None) -> None:
+        super().__init__(reason)
+        self.option = option
+
+    @property
+    def hint(self) -> str:
+        """The reason, with the option that may fix it."""
+        if self.option == "--encoding":
+            return f"{self}; if it is text in another encoding, pass --encoding"
+        if self.option is not None:
+            return f"{self}; name the field with {self.option}"
+        return str(self)
 
 
 def _kind(path: Path) -> str:
@@ -88,7 +105,7 @@ def check_text(source: Source, encoding: str, block: int = 1 << 20) -> None:
                 at += len(data)
             decoder.decode(b"", final=True)
     except UnicodeDecodeError as exc:
-        raise Unreadable(f"not {encoding} text (byte {at + exc.start})") from exc
+        raise Unreadable(f"not {encoding} text (byte {at + exc.start})", "--encoding") from exc
     except OSError as exc:
         raise Unreadable(exc.strerror or str(exc)) from exc
 
@@ -113,7 +130,8 @@ def read_records(source: Source, text_field: str, id_field: str | None) -> Itera
             wanted = [text_field] if id_field is None else [text_field, id_field]
             absent = [n for n in wanted if n not in names]
             if absent:
-                raise Unreadable(f"no column {absent[0]!r} (columns: {names})")
+                option = "--text-field" if absent[0] == text_field else "--id-field"
+                raise Unreadable(f"no column {absent[0]!r} (columns: {names})", option)
             rows = pq.read_table(source.path, columns=wanted).to_pylist()
         except (OSError, ValueError) as exc:
             raise Unreadable(str(exc)) from exc
@@ -135,7 +153,7 @@ def read_records(source: Source, text_field: str, id_field: str | None) -> Itera
         if text is not None and not isinstance(text, str):
             raise Unreadable(f"record {n}: {text_field!r} is not a string")
         if text_field not in row:
-            raise Unreadable(f"record {n} has no {text_field!r} field")
+            raise Unreadable(f"record {n} has no {text_field!r} field", "--text-field")
         ident = _id(row.get(id_field)) if id_field is not None else str(n)
         if text is not None:
             out.append(Record(ident, text))
