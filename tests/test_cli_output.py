@@ -179,6 +179,25 @@ def test_a_symlink_is_followed_and_stays_a_symlink(doc, tmp_path, capsys):
     assert _temporaries(real.parent) == []
 
 
+@pytest.mark.parametrize("through_link", [False, True])
+def test_dot_dot_after_a_symlinked_folder_goes_up_from_its_target(
+    doc, tmp_path, capsys, through_link
+):
+    # `sub/..` is where the kernel goes: up from sub's target (real/), not back to tmp_path.
+    want = _chunked(doc, capsys)
+    (tmp_path / "real" / "inner").mkdir(parents=True)
+    (tmp_path / "sub").symlink_to("real/inner")
+    bystander = tmp_path / "out.jsonl"
+    bystander.write_text("not ours\n")
+    output = tmp_path / "sub" / ".." / "out.jsonl"
+    if through_link:
+        (tmp_path / "link.jsonl").symlink_to("sub/../out.jsonl")
+        output = tmp_path / "link.jsonl"
+    assert main(["chunk", str(doc), "-o", str(output)]) == 0
+    assert (tmp_path / "real" / "out.jsonl").read_bytes() == want
+    assert bystander.read_text() == "not ours\n"
+
+
 def test_a_dangling_symlink_creates_its_target(doc, tmp_path, capsys):
     want = _chunked(doc, capsys)
     link = tmp_path / "link.jsonl"

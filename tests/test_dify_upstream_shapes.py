@@ -130,6 +130,49 @@ def test_outputs_are_the_callers_documents(backend):
     assert isinstance(paragraph().transform([own], process_rule=rule)[0], reference.Document)
 
 
+def test_parents_of_a_type_without_children_become_ferrochunk_documents(backend):
+    from langchain_core.documents import Document as LCDocument
+
+    _, parent_child = MODULES[backend]
+    rule = {
+        "mode": "hierarchical",
+        "rules": {
+            "parent_mode": "paragraph",
+            "segmentation": {"separator": "\n\n", "max_tokens": 100},
+            "subchunk_segmentation": {"separator": ". ", "max_tokens": 50},
+        },
+    }
+    docs = [LCDocument(page_content="One sentence. Two sentence.\n\nThree.", metadata={"a": 1})]
+    parents = parent_child().transform(docs, process_rule=rule)
+    assert [p.page_content for p in parents] == ["One sentence. Two sentence.", "Three."]
+    assert all(isinstance(p, reference.Document) for p in parents)  # LangChain's has no children
+    # Dify splits on the fixed separator with str.split, so ". " goes.
+    assert [c.page_content for c in parents[0].children] == ["One sentence", "Two sentence."]
+    assert parents[0].metadata["a"] == 1
+    full = {"mode": "hierarchical", "rules": {**rule["rules"], "parent_mode": "full-doc"}}
+    (whole,) = parent_child().transform(docs, process_rule=full)
+    assert isinstance(whole, reference.Document)
+    assert whole.children
+
+
+@pytest.mark.parametrize("record", [r for r in RECORDS if "error" not in r["expected"]][:6])
+def test_without_pydantic_the_hand_validator_gives_the_same_chunks(record, backend, monkeypatch):
+    monkeypatch.setattr(reference_processors, "_pydantic_rule", lambda: None)
+    got = _run(record, backend)
+    assert got == record["expected"]
+
+
+@pytest.mark.parametrize(
+    "record", [r for r in RECORDS if r["expected"].get("error") == "ValidationError"]
+)
+def test_without_pydantic_bad_rules_still_fail_by_name(record, backend, monkeypatch):
+    monkeypatch.setattr(reference_processors, "_pydantic_rule", lambda: None)
+    got = _run(record, backend)
+    assert got["error"] == "ValidationError"
+    assert got["module"] == "ferrochunk.reference.dify.processors"
+    assert issubclass(reference_processors.ValidationError, ValueError)
+
+
 def test_invalid_rule_raises_pydantics_own_validation_error(backend):
     paragraph, _ = MODULES[backend]
     rule = {"mode": "custom", "rules": {"segmentation": {"max_tokens": "many"}}}

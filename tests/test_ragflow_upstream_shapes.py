@@ -13,10 +13,12 @@ import gzip
 import hashlib
 import io
 import json
+import pickle
 import re
 from enum import Enum
 from typing import Any
 
+import numpy as np
 import pytest
 from PIL import Image
 from support import DATA
@@ -131,6 +133,17 @@ def test_merged_lazy_images_decode_to_the_stacked_picture(backend):
     assert merged.size == (4, 5)  # forwarded to the decoded Pillow image, as upstream
     assert merged.getpixel((0, 0)) == (255, 0, 0)
     assert merged.getpixel((0, 4)) == (0, 255, 0)
+
+
+def test_a_lazy_image_works_where_upstreams_does(backend):
+    m = MODULES[backend]
+    image = m.LazyImage([_png([3, 2, [0, 0, 255]])])
+    assert np.asarray(image).shape == (2, 3, 3)
+    assert np.asarray(m.LazyImage([])).shape == (0,)
+    with image as pil:
+        assert pil.size == (3, 2)
+    copied = pickle.loads(pickle.dumps(image))  # upstream's recurses here; ours pickles
+    assert vars(copied)["_blobs"] == vars(image)["_blobs"]
 
 
 def test_an_empty_lazy_image_is_falsy(backend):

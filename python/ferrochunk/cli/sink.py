@@ -97,9 +97,12 @@ def _descriptor(path: str) -> int | None:
 
 
 def _physical(path: str) -> str:
-    """``path`` with its folder's symlinks and ``..`` resolved, but not its last part."""
-    parent, name = os.path.split(os.path.abspath(path))
-    return os.path.join(os.path.realpath(parent), name)
+    """``path`` with its folder's symlinks and ``..`` resolved, but not its last part.
+
+    Not ``abspath`` first: it drops ``link/..`` by text, where the kernel follows ``link``
+    and then goes up from its target (``realpath`` resolves in the kernel's order)."""
+    parent, name = os.path.split(path)
+    return os.path.join(os.path.realpath(parent or "."), name)
 
 
 def _follow(given: str) -> tuple[str, int | None]:
@@ -215,8 +218,10 @@ class Sink:
         BrokenPipeError, which stops the run quietly)."""
         try:
             yield
-        except BrokenPipeError:
-            raise
+        except BrokenPipeError as exc:
+            if self.target.kind == "stdout" or self.target.fd == 1:
+                raise  # our own reader went away: stop quietly, as `head` expects
+            raise OutputError(f"cannot write {self.target.name}: {exc.strerror or exc}") from exc
         except OSError as exc:
             raise OutputError(f"cannot write {self.target.name}: {exc.strerror or exc}") from exc
 
@@ -282,9 +287,12 @@ class Sink:
         for stream in (self.text, self.binary):
             if stream is not None:
                 stream.flush()
-        if self.tmp is not None and self.target.old is not None:
+        if self.tmp is not None:
             assert self.binary is not None
-            _keep_owner_and_mode(self.binary.fileno(), self.target.old)
+            if self.target.old is not None:
+                _keep_owner_and_mode(self.binary.fileno(), self.target.old)
+            # On disk before the rename, so a crash leaves the old file or the new one whole.
+            os.fsync(self.binary.fileno())
         self._close()
         if self.tmp is not None:
             assert self.target.path is not None

@@ -310,8 +310,7 @@ class ParentChildIndexProcessor(_IndexProcessor):
                     content = _drop_leading_dot(node.page_content)
                     if content:
                         node.page_content = content
-                        node.children = self._children(node, rules, mode)
-                        out.append(node)
+                        out.append(_with_children(node, self._children(node, rules, mode)))
         elif rules.parent_mode == "full-doc":
             first = documents[0]
             content = "\n".join(d.page_content for d in documents)
@@ -319,7 +318,7 @@ class ParentChildIndexProcessor(_IndexProcessor):
             children = self._children(parent, rules, mode)
             if preview:
                 children = children[:CHILD_CHUNKS_PREVIEW_NUMBER]
-            parent.children = children
+            parent = _with_children(parent, children)
             parent.metadata["doc_id"] = str(uuid.uuid4())
             parent.metadata["doc_hash"] = _text_hash(parent.page_content)
             out.append(parent)
@@ -343,6 +342,16 @@ class ParentChildIndexProcessor(_IndexProcessor):
                 child.page_content = content
                 children.append(child)
         return children
+
+
+def _with_children(doc: Any, children: list[ChildDocument]) -> Any:
+    """``doc`` with its ``children`` set; a type that cannot hold them (LangChain's
+    ``Document`` refuses unknown fields) becomes this module's :class:`Document`."""
+    try:
+        doc.children = children
+    except (AttributeError, TypeError, ValueError):
+        return Document(page_content=doc.page_content, metadata=doc.metadata, children=children)
+    return doc
 
 
 def _split_nodes(split: TextSplitter, document: Any) -> list[Any]:

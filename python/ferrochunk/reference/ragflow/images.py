@@ -70,6 +70,18 @@ class LazyImage:
             raise AttributeError(name)
         return getattr(pil, name)
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        import numpy as np
+
+        pil = self.to_pil()
+        return np.array([] if pil is None else pil, dtype=dtype)
+
+    def __enter__(self) -> Any:
+        return self.to_pil()
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
     @staticmethod
     def merge(a: Any, b: Any) -> Any:
         """The two blob lists joined, or None when both are empty."""
