@@ -3,6 +3,8 @@
 //! - `tokenizer`: the embedded, tiktoken-exact BPE (tables, split, merge, memo,
 //!   the streaming carry, and js-tiktoken's variant for VoltAgent).
 //! - `text`: the text primitives: delimiter scanning, break classes, offsets.
+//! - `structure`: line scanners that turn a format (Markdown) into ranked cut
+//!   points, units and a heading outline.
 //! - `contracts`: one incremental cutter per native config, and the one
 //!   pipeline (`contracts::stream`) that drives them.
 //! - `compat`: the upstream families' algorithms, bug for bug.
@@ -12,6 +14,7 @@
 pub mod compat;
 pub mod contracts;
 pub mod error;
+pub mod structure;
 pub mod text;
 pub mod tokenizer;
 

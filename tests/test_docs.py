@@ -56,6 +56,25 @@ def test_the_readme_python_blocks_run_in_order(tmp_path, monkeypatch):
                 pytest.fail(f"README python block {i + 1} fails: {exc!r}\n{block}")
 
 
+DOC_PAGES = sorted((ROOT / "docs").glob("*.md"))
+
+
+@pytest.mark.parametrize("page", DOC_PAGES, ids=lambda p: p.name)
+def test_the_docs_pages_python_blocks_run_in_order(page, tmp_path, monkeypatch, capsys):
+    """Each page's Python blocks run as one session; a ``text`` block right after a
+    block that prints is that block's output, word for word."""
+    source = page.read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```\n(?:\n```text\n(.*?)^```)?", source, re.S | re.M)
+    assert blocks, f"{page.name} has no Python example"
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    for i, (block, shown) in enumerate(blocks):
+        exec(compile(block, f"{page.name} python block {i + 1}", "exec"), namespace)
+        printed = capsys.readouterr().out
+        if shown:
+            assert printed == shown, f"{page.name} block {i + 1} prints something else"
+
+
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples_pass(name):
     with warnings.catch_warnings():

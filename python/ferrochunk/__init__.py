@@ -11,6 +11,7 @@ from __future__ import annotations
 from .config import (
     CleanRules,
     DelimiterMerge,
+    Markdown,
     MergeStrategy,
     ParentChild,
     Recursive,
@@ -29,6 +30,7 @@ __all__ = [
     "CleanRules",
     "DelimiterMerge",
     "FerrochunkError",
+    "Markdown",
     "MergeStrategy",
     "Metadata",
     "ParentChild",

@@ -10,11 +10,13 @@ import numpy.typing as npt
 
 # A native config as ``config._spec()`` builds it (see ``rust/python/spec.rs``).
 _Spec = tuple[Any, ...]
-# ``(table, spans, texts)``: rows in the columns of ``rust/contracts/stream.rs``
+# ``(table, spans, texts, meta)``: rows in the columns of ``rust/contracts/stream.rs``
 # (index, parent, token_start, token_end, byte_start, byte_end, char_start, char_end,
 # oversize, overlap_tokens, overlap_chars, overlap_spans, span_start, span_end), the
-# ``(byte_start, byte_end, char_start, char_end)`` spans of joined chunks, and one text per row.
-_Batch = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[str]]
+# ``(byte_start, byte_end, char_start, char_end)`` spans of joined chunks, one text per row,
+# and for ``Markdown`` each row's ``(headings, headings_truncated, context)`` (else None).
+_Meta = tuple[tuple[tuple[int, str], ...], bool, str]
+_Batch = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[str], list[_Meta] | None]
 
 _ArrowPart = tuple[
     npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.uint8], npt.NDArray[np.int64]
@@ -62,10 +64,11 @@ def chunk_arrow(
     spec: _Spec,
     encoding: str,
     threads: int | None = None,
-) -> tuple[_ArrowPart, npt.NDArray[np.int64], _ArrowPart]:
+) -> tuple[_ArrowPart, npt.NDArray[np.int64], _ArrowPart, list[_Meta] | None]:
     """Rows ``offset..offset + length`` of an Arrow string array, read in place: the
-    top-level chunks, the spans of joined chunks, and the child chunks. A part is the row's
-    document (from 0), its table row, and the texts as one UTF-8 buffer with offsets."""
+    top-level chunks, the spans of joined chunks, the child chunks, and the top-level
+    chunks' meta (``Markdown``). A part is the row's document (from 0), its table row, and
+    the texts as one UTF-8 buffer with offsets."""
 
 @final
 class Stream:

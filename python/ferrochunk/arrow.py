@@ -72,6 +72,13 @@ def _metadata_fields(pa: Any, keys: Sequence[str], child_keys: Sequence[str]) ->
                 pa, [k for k in child_keys if k != "parent"], ()
             )
             out.append(pa.field(key, pa.list_(pa.struct(kid))))
+        elif key == "headings":
+            heading = pa.struct([("level", pa.int32()), ("title", pa.large_string())])
+            out.append(pa.field(key, pa.list_(heading)))
+        elif key == "headings_truncated":
+            out.append(pa.field(key, pa.bool_()))
+        elif key == "context":
+            out.append(pa.field(key, pa.large_string()))
     return out
 
 
@@ -138,9 +145,18 @@ def _part(
     pa: Any, config: Config, out: Any, row_base: int
 ) -> tuple[np.ndarray[Any, Any], dict[str, Any]]:
     """The columns of one native result; the documents' row numbers come first."""
-    (docs, rows, text, offsets), spans, (kid_docs, kid_rows, kid_text, kid_offsets) = out
+    (docs, rows, text, offsets), spans, (kid_docs, kid_rows, kid_text, kid_offsets), meta = out
     columns = _chunk_columns(pa, rows, text, offsets)
     extra: dict[str, Any] = {}
+    if "headings" in config._metadata:
+        meta = meta or []
+        heading = pa.struct([("level", pa.int32()), ("title", pa.large_string())])
+        extra["headings"] = pa.array(
+            [[{"level": lv, "title": t} for lv, t in m[0]] for m in meta],
+            type=pa.list_(heading),
+        )
+        extra["headings_truncated"] = pa.array([m[1] for m in meta], type=pa.bool_())
+        extra["context"] = pa.array([m[2] for m in meta], type=pa.large_string())
     if "spans" in config._metadata:
         values = pa.StructArray.from_arrays(
             [pa.array(_column(spans, 2)), pa.array(_column(spans, 3))],
@@ -245,6 +261,9 @@ def chunk_table(
         "overlap_spans",
         "spans",
         "children",
+        "headings",
+        "headings_truncated",
+        "context",
     }
     for name in keep_columns:
         if name in reserved:

@@ -22,7 +22,7 @@ import numpy as np
 from . import _native
 from ._gc import gc_paused
 from ._validate import describe, require_choice, require_int, require_str
-from .config import CONFIGS, CleanRules, Config, SentenceWindows
+from .config import CONFIGS, CleanRules, Config, Markdown, SentenceWindows
 from .errors import ConfigError, ConfigTypeError, InputDecodeError, InputTypeError
 from .reference import _tiktoken as reference_tiktoken
 from .reference import clean as reference_clean
@@ -68,22 +68,27 @@ def _tokenizer(config: Config, tokenizer: Tokenizer | str | None) -> Tokenizer:
 
 
 # What each metadata key reads: a chunk row (the columns of ``contracts/stream.rs``'s
-# table), the spans as an (n, 2) array of (char_start, char_end), and the chunk's children.
-_READ: dict[str, Callable[[Sequence[int], Any, tuple[Chunk, ...]], Any]] = {
-    "oversize": lambda row, spans, kids: bool(row[8]),
-    "overlap_tokens": lambda row, spans, kids: row[9],
-    "overlap_chars": lambda row, spans, kids: row[10],
-    "overlap_spans": lambda row, spans, kids: row[11],
-    "spans": lambda row, spans, kids: Spans._of(spans[row[12] : row[13]]),
-    "parent": lambda row, spans, kids: row[1],
-    "children": lambda row, spans, kids: kids,
+# table), the spans as an (n, 2) array of (char_start, char_end), the chunk's children,
+# and the row's meta (a structure-aware config's ``(headings, truncated, context)``).
+Read = Callable[[Sequence[int], Any, tuple[Chunk, ...], Any], Any]
+_READ: dict[str, Read] = {
+    "oversize": lambda row, spans, kids, meta: bool(row[8]),
+    "overlap_tokens": lambda row, spans, kids, meta: row[9],
+    "overlap_chars": lambda row, spans, kids, meta: row[10],
+    "overlap_spans": lambda row, spans, kids, meta: row[11],
+    "spans": lambda row, spans, kids, meta: Spans._of(spans[row[12] : row[13]]),
+    "parent": lambda row, spans, kids, meta: row[1],
+    "children": lambda row, spans, kids, meta: kids,
+    "headings": lambda row, spans, kids, meta: meta[0],
+    "headings_truncated": lambda row, spans, kids, meta: meta[1],
+    "context": lambda row, spans, kids, meta: meta[2],
 }
 
 
 def _metadata(
-    keys: Sequence[str], row: Sequence[int], spans: Any, kids: tuple[Chunk, ...]
+    keys: Sequence[str], row: Sequence[int], spans: Any, kids: tuple[Chunk, ...], meta: Any
 ) -> Metadata:
-    return Metadata._of({key: _READ[key](row, spans, kids) for key in keys})
+    return Metadata._of({key: _READ[key](row, spans, kids, meta) for key in keys})
 
 
 # Metadata is read-only, so chunks whose only key is "oversize" share one of these.
@@ -99,7 +104,7 @@ def _chunk(row: Sequence[int], text: str, metadata: Metadata) -> Chunk:
 
 def _build(config: Config, batch: Batch) -> list[Chunk]:
     """Chunks from a batch: top-level rows, each followed by its children's rows."""
-    table, spans, texts = batch
+    table, spans, texts, metas = batch
     rows = table.tolist() if isinstance(table, np.ndarray) else table
     # Only each span's (char_start, char_end) is kept, as one array the chunks' Spans view.
     if isinstance(spans, np.ndarray):
@@ -114,16 +119,18 @@ def _build(config: Config, batch: Batch) -> list[Chunk]:
                 for row, text in zip(rows, texts, strict=True)
             ]
         out: list[Chunk] = []
-        parent: tuple[list[int], str] | None = None
+        parent: tuple[list[int], str, Any] | None = None
         kids: list[Chunk] = []
-        for row, text in [*zip(rows, texts, strict=True), ([0, -1], "")]:
+        meta_of = metas if metas is not None else [None] * len(rows)
+        for row, text, meta in [*zip(rows, texts, meta_of, strict=True), ([0, -1], "", None)]:
             if row[1] >= 0:
-                kids.append(_chunk(row, text, _metadata(child_keys, row, spans, ())))
+                kids.append(_chunk(row, text, _metadata(child_keys, row, spans, (), meta)))
                 continue
             if parent is not None:  # a new top-level row (or the end) closes the last one
-                prow, ptext = parent
-                out.append(_chunk(prow, ptext, _metadata(keys, prow, spans, tuple(kids))))
-            parent, kids = (row, text), []
+                prow, ptext, pmeta = parent
+                md = _metadata(keys, prow, spans, tuple(kids), pmeta)
+                out.append(_chunk(prow, ptext, md))
+            parent, kids = (row, text, meta), []
         return out
 
 
@@ -275,6 +282,12 @@ def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -
     require_str("text", text)
     if not isinstance(clean, CleanRules):
         raise ConfigTypeError(f"clean must be a CleanRules or None, got {describe(clean)}")
+    if isinstance(config, Markdown) and clean.remove_extra_spaces:
+        # Collapsing spaces would flatten indented code and lists before the scan sees them.
+        raise ConfigError(
+            "clean.remove_extra_spaces cannot be used with Markdown (it would flatten "
+            "indented code and lists), got CleanRules(remove_extra_spaces=True)"
+        )
     require_choice("backend", backend, _BACKENDS)
     find = reference_clean.python_finder if backend == "reference" else _native_finder
     cleaned, where = reference_clean.clean(text, clean, find)

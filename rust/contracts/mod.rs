@@ -10,6 +10,7 @@
 //! Adding a contract means one cutter here and one arm in [`Spec`].
 
 pub mod delimiter_merge;
+pub mod markdown;
 pub mod merge;
 pub mod parent_child;
 pub mod recursive;
@@ -18,8 +19,9 @@ pub mod stream;
 pub mod windows;
 
 use std::ops::Range;
+use std::sync::Arc;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::text::breaks::BreakClasses;
 use crate::tokenizer::Tokenizer;
 
@@ -114,6 +116,22 @@ pub struct Row {
     pub spans: Vec<Range<usize>>,
     /// How many leading spans are overlap.
     pub overlap_spans: u64,
+    /// A structured chunk's heading path and context (`Markdown`).
+    pub meta: Option<Arc<ChunkMeta>>,
+}
+
+/// A section path, outermost first: `(level, title)` per heading.
+pub type HeadingPath = Vec<(u8, String)>;
+
+/// What a structure-aware cutter knows about a chunk beyond its span.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChunkMeta {
+    /// The section path where the chunk starts, outermost first: `(level, title)`.
+    pub headings: Arc<HeadingPath>,
+    /// Whether a title in the path was cut to its first 1 000 characters.
+    pub headings_truncated: bool,
+    /// The text to embed before the chunk (counted against the cap).
+    pub context: String,
 }
 
 /// An incremental cutter: one per native contract.
@@ -154,6 +172,7 @@ pub enum Spec {
         parent: Option<recursive::RecursiveConfig>,
         child: recursive::RecursiveConfig,
     },
+    Markdown(markdown::MarkdownConfig),
 }
 
 /// Where a cutter that tokenizes its own pieces gets their tokens.
@@ -195,6 +214,16 @@ impl Spec {
                 parent.clone(),
                 child.clone(),
             )?),
+            Spec::Markdown(cfg) => match pieces {
+                PieceTokens::Embedded(tok) => Box::new(markdown::Markdown::new(*cfg, tok)?),
+                PieceTokens::Given { .. } => {
+                    return Err(Error::InvalidConfig {
+                        field: "tokenizer",
+                        value: "a Python tokenizer".into(),
+                        expected: "an embedded encoding (Markdown counts its context natively)",
+                    })
+                }
+            },
         })
     }
 

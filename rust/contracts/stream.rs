@@ -8,7 +8,9 @@
 //! code points in one pass, copies the chunks' text out, and drops everything
 //! before the cutter's keep point.
 
-use super::{Cutter, Input, PieceTokens, Row, Spec};
+use std::sync::Arc;
+
+use super::{ChunkMeta, Cutter, Input, PieceTokens, Row, Spec};
 use crate::error::{Error, Result};
 use crate::text::offsets::validate_starts;
 use crate::tokenizer::stream::StreamEncoder;
@@ -48,6 +50,9 @@ pub struct Batch {
     pub text: String,
     /// Where each row's text ends in `text`.
     pub text_ends: Vec<u64>,
+    /// Each row's heading path and context, for a structure-aware contract
+    /// (`Markdown`); empty for the others.
+    pub meta: Vec<Arc<ChunkMeta>>,
 }
 
 impl Batch {
@@ -63,6 +68,7 @@ impl Batch {
         self.text.push_str(&other.text);
         self.text_ends
             .extend(other.text_ends.into_iter().map(|e| e + text));
+        self.meta.extend(other.meta);
     }
 }
 
@@ -92,6 +98,14 @@ struct Core {
 
 impl Core {
     fn new(spec: &Spec, tokens: Tokens) -> Result<Self> {
+        if matches!(spec, Spec::Markdown(_)) && !matches!(tokens, Tokens::Embedded(_)) {
+            // Markdown counts its context strings, which only an embedded encoding can do here.
+            return Err(Error::InvalidConfig {
+                field: "tokenizer",
+                value: "a Python tokenizer".into(),
+                expected: "an embedded encoding for Markdown on the native backend",
+            });
+        }
         let (pieces, encoder, starts) = match tokens {
             Tokens::Embedded(enc) => {
                 let tok = enc.load()?;
@@ -235,6 +249,9 @@ fn emit(
             }
         }
         out.text_ends.push(out.text.len() as u64);
+        if let Some(meta) = &r.meta {
+            out.meta.push(Arc::clone(meta));
+        }
     }
     Ok(())
 }

@@ -5,14 +5,19 @@
 //! Rust reads the UTF-8 bytes in place. The results leave as flat numpy arrays
 //! (rows, texts as one byte buffer plus offsets) that pyarrow wraps without copying.
 
+use std::sync::Arc;
+
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
+use pyo3::types::PyList;
 use rayon::prelude::*;
 
 use super::arrays::rows_array;
 use super::errors::{guard, IntoPy};
+use super::pipeline::meta_list;
 use super::{spec, threads};
 use crate::contracts::stream::{chunk_text, Batch, Tokens};
+use crate::contracts::ChunkMeta;
 use crate::error::{Error, Result};
 use crate::tokenizer::Encoding;
 
@@ -98,7 +103,7 @@ fn documents<'a>(
 
 /// Chunks the rows `offset..offset + length` of an Arrow string array.
 ///
-/// Returns `(top, spans, children)`: `top` and `children` are
+/// Returns `(top, spans, children, meta)`: `top` and `children` are
 /// `(doc, table, text bytes, text offsets)`; `doc` counts from the first row
 /// given; a top row's spans are `spans[span_start..span_end]`.
 #[pyfunction]
@@ -114,7 +119,12 @@ pub fn py_chunk_arrow<'py>(
     spec: &Bound<'py, PyAny>,
     encoding: &str,
     threads: Option<usize>,
-) -> PyResult<(PartArrays<'py>, Bound<'py, PyArray2<i64>>, PartArrays<'py>)> {
+) -> PyResult<(
+    PartArrays<'py>,
+    Bound<'py, PyArray2<i64>>,
+    PartArrays<'py>,
+    Option<Bound<'py, PyList>>,
+)> {
     guard(py, "chunk_arrow", || {
         let spec = spec::parse(spec)?;
         let enc = Encoding::from_name(encoding).or_raise(py)?;
@@ -142,7 +152,7 @@ pub fn py_chunk_arrow<'py>(
                     .is_some_and(|byte| byte >> (bit % 8) & 1 == 1)
             })
         };
-        let (top, spans, kids) = py
+        let (top, spans, kids, meta) = py
             .detach(|| {
                 let docs = documents(data, &bounds, &valid)?;
                 let batches = threads::run(threads, || {
@@ -156,10 +166,16 @@ pub fn py_chunk_arrow<'py>(
                 Ok(split(batches))
             })
             .or_raise(py)?;
+        let meta = if meta.is_empty() {
+            None
+        } else {
+            Some(meta_list(py, &meta)?)
+        };
         Ok((
             part_arrays(py, top)?,
             rows_array(py, spans).or_raise(py)?,
             part_arrays(py, kids)?,
+            meta,
         ))
     })
 }
@@ -181,11 +197,14 @@ fn window(
     Ok(v.windows(2).map(|w| (w[0], w[1])).collect())
 }
 
-/// Separates top-level rows from children, and renumbers spans into one array.
-fn split(batches: Vec<Batch>) -> (Part, Vec<[i64; 4]>, Part) {
+/// Separates top-level rows from children, and renumbers spans into one array;
+/// the top rows' meta (structure-aware contracts) comes along in order.
+fn split(batches: Vec<Batch>) -> (Part, Vec<[i64; 4]>, Part, Vec<Arc<ChunkMeta>>) {
     let (mut top, mut kids) = (Part::default(), Part::default());
     let mut spans = Vec::new();
+    let mut meta = Vec::new();
     for (doc, batch) in batches.into_iter().enumerate() {
+        meta.extend(batch.meta);
         let mut from = 0;
         for (mut row, &end) in batch.table.into_iter().zip(&batch.text_ends) {
             let text = &batch.text[from..end as usize];
@@ -201,5 +220,5 @@ fn split(batches: Vec<Batch>) -> (Part, Vec<[i64; 4]>, Part) {
             }
         }
     }
-    (top, spans, kids)
+    (top, spans, kids, meta)
 }

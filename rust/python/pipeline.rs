@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use numpy::{PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::{PyList, PyString};
+use pyo3::types::{PyList, PyString, PyTuple};
 use rayon::prelude::*;
 
 use super::arrays::rows_array;
@@ -17,19 +17,22 @@ use super::errors::{guard, IntoPy};
 use super::{spec, threads};
 use crate::contracts::delimiter_merge::pieces;
 use crate::contracts::stream::{chunk_text, Batch, Pipeline, Tokens};
-use crate::contracts::Spec;
+use crate::contracts::{ChunkMeta, HeadingPath, Spec};
 use crate::error::{Error, Result};
 use crate::tokenizer::Encoding;
 
-/// `(table, spans, texts)`: the rows as an `(n, 14)` int64 array, the spans of
-/// joined chunks as an `(m, 4)` int64 array, and each row's text.
+/// `(table, spans, texts, meta)`: the rows as an `(n, 14)` int64 array, the
+/// spans of joined chunks as an `(m, 4)` int64 array, each row's text, and for a
+/// structure-aware contract each row's `(headings, headings_truncated, context)`
+/// (else `None`); `headings` is a tuple of `(level, title)` pairs.
 pub type PyBatch<'py> = (
     Bound<'py, PyArray2<i64>>,
     Bound<'py, PyArray2<i64>>,
     Bound<'py, PyList>,
+    Option<Bound<'py, PyList>>,
 );
 
-/// Moves a batch into Python objects: two arrays and one `str` per row.
+/// Moves a batch into Python objects: two arrays, one `str` per row, and the rows' meta.
 pub fn to_python(py: Python<'_>, batch: Batch) -> PyResult<PyBatch<'_>> {
     let mut texts = Vec::with_capacity(batch.text_ends.len());
     let mut from = 0;
@@ -38,11 +41,36 @@ pub fn to_python(py: Python<'_>, batch: Batch) -> PyResult<PyBatch<'_>> {
         texts.push(PyString::new(py, &batch.text[from..end]));
         from = end;
     }
+    let meta = if batch.meta.is_empty() {
+        None
+    } else {
+        Some(meta_list(py, &batch.meta)?)
+    };
     Ok((
         rows_array(py, batch.table).or_raise(py)?,
         rows_array(py, batch.spans).or_raise(py)?,
         PyList::new(py, texts)?,
+        meta,
     ))
+}
+
+/// Each row's `(headings, headings_truncated, context)`; chunks of one section share
+/// their headings tuple.
+pub fn meta_list<'py>(py: Python<'py>, meta: &[Arc<ChunkMeta>]) -> PyResult<Bound<'py, PyList>> {
+    let mut last: Option<(&Arc<HeadingPath>, Bound<'py, PyTuple>)> = None;
+    let mut rows = Vec::with_capacity(meta.len());
+    for m in meta {
+        let headings = match &last {
+            Some((shared, t)) if Arc::ptr_eq(shared, &m.headings) => t.clone(),
+            _ => {
+                let t = PyTuple::new(py, m.headings.iter().map(|(l, s)| (*l, s.as_str())))?;
+                last = Some((&m.headings, t.clone()));
+                t
+            }
+        };
+        rows.push((headings, m.headings_truncated, m.context.as_str()).into_pyobject(py)?);
+    }
+    PyList::new(py, rows)
 }
 
 fn tokens(

@@ -4,7 +4,8 @@
 //! `("recursive", max_tokens, overlap_tokens, fixed_separator | None, separators, keep_end)`,
 //! `("sentences", safe_max, overlap_tokens, break_classes)`,
 //! `("delimiter", token_size, under_cap, overlap_percent, hard, soft, child, joiner)`,
-//! `("parent_child", recursive_tuple | None, recursive_tuple)`.
+//! `("parent_child", recursive_tuple | None, recursive_tuple)`,
+//! `("markdown", max_tokens, overlap_tokens, context)`.
 //! This is the one registry on the Rust side; `config.py` builds the tuples.
 
 use pyo3::exceptions::PyValueError;
@@ -13,6 +14,7 @@ use pyo3::types::PyTuple;
 
 use super::errors::IntoPy;
 use crate::contracts::delimiter_merge::DelimiterConfig;
+use crate::contracts::markdown::MarkdownConfig;
 use crate::contracts::merge::MergeStrategy;
 use crate::contracts::recursive::{Keep, RecursiveConfig};
 use crate::contracts::windows::WindowConfig;
@@ -85,6 +87,15 @@ pub fn parse(spec: &Bound<'_, PyAny>) -> PyResult<Spec> {
                 },
                 child: recursive(t.get_item(2)?.cast::<PyTuple>()?)?,
             }
+        }
+        "markdown" => {
+            let cfg = MarkdownConfig {
+                max_tokens: t.get_item(1)?.extract()?,
+                overlap_tokens: t.get_item(2)?.extract()?,
+                context: t.get_item(3)?.extract()?,
+            };
+            cfg.validate().or_raise(py)?;
+            Spec::Markdown(cfg)
         }
         other => {
             return Err(PyValueError::new_err(format!(

@@ -221,4 +221,4 @@ def batch(text: str, config: DelimiterMerge, encode: Encode) -> Batch:
         for j, (_, bs, be, cs, ce, kts, kte) in enumerate(children_of.get(i, [])):
             table.append(row(j, i, (kts, kte), (bs, be, cs, ce)))
             texts.append(text[cs:ce])
-    return table, spans, texts
+    return table, spans, texts, None

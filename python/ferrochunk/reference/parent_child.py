@@ -47,4 +47,4 @@ def batch(text: str, byte_starts: Sequence[int], config: ParentChild) -> Batch:
             table.append(
                 row(index, up, (ts, te), (bs, be, chars[bs], chars[be]), oversize=int(big))
             )
-    return table, [], [text[r[6] : r[7]] for r in table]
+    return table, [], [text[r[6] : r[7]] for r in table], None

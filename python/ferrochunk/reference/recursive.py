@@ -185,4 +185,4 @@ def batch(text: str, byte_starts: Sequence[int], config: Recursive) -> Batch:
         row(i, -1, (ts, te), (bs, be, chars[bs], chars[be]), oversize=int(big))
         for i, (ts, te, bs, be, big) in enumerate(spans)
     ]
-    return table, [], [text[r[6] : r[7]] for r in table]
+    return table, [], [text[r[6] : r[7]] for r in table], None

@@ -1,11 +1,12 @@
 """The reference's output: the same table the native pipeline returns, in plain Python.
 
-A batch is ``(table, spans, texts)``. Each table row has the columns of
+A batch is ``(table, spans, texts, meta)``. Each table row has the columns of
 ``rust/contracts/stream.rs``: ``index, parent, token_start, token_end, byte_start,
 byte_end, char_start, char_end, oversize, overlap_tokens, overlap_chars, overlap_spans,
 span_start, span_end``; ``parent`` is -1 for a top-level chunk and children follow their
 parent. ``spans`` holds ``byte_start, byte_end, char_start, char_end`` of joined chunks'
-spans, and ``texts`` each row's text.
+spans, ``texts`` each row's text, and ``meta`` None, or for a structure-aware config
+(``Markdown``) each row's ``(headings, headings_truncated, context)``.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Any
 Encode = Callable[[str], list[int]]
 """A text -> the UTF-8 byte offset (within it) where each of its tokens starts."""
 
-Batch = tuple[Any, Any, list[str]]
-"""``(table, spans, texts)``."""
+Batch = tuple[Any, Any, list[str], Any]
+"""``(table, spans, texts, meta)``."""
 
 
 def row(

@@ -153,4 +153,4 @@ def batch(text: str, byte_starts: Sequence[int], config: SentenceWindows) -> Bat
             )
         )
         prev_end = ce
-    return table, [], [text[r[6] : r[7]] for r in table]
+    return table, [], [text[r[6] : r[7]] for r in table], None

@@ -85,4 +85,4 @@ def batch(text: str, byte_starts: Sequence[int], max_tokens: int, overlap_tokens
         row(i, -1, (ts, te), (bs, be, cs, ce), oversize=int(te - ts > max_tokens))
         for i, (ts, te, bs, be, cs, ce) in enumerate(spans)
     ]
-    return table, [], [text[r[6] : r[7]] for r in table]
+    return table, [], [text[r[6] : r[7]] for r in table], None

@@ -1,0 +1,237 @@
+"""``Markdown`` in plain Python, written from its contract (``docs/markdown.md``).
+
+The structure comes from :mod:`.markdown_scan`. Chunks are cut one after another from
+``at``, over the tokens of one pass (a span's size is the number of tokens overlapping it):
+
+* the chunk's **context** is its heading path (less the heading the chunk opens with), and
+  a continued table's header and delimiter rows, shortened to half of ``max_tokens``;
+* the **content budget** is ``max_tokens - overlap_tokens - tokens(context)`` (at least 1);
+  if the rest of the text fits it, the rest is the chunk; otherwise the *window* is the
+  longest span from ``at`` that fits, and the chunk ends at the best allowed cut point in
+  it: the best rank (before a heading, higher levels first; after a thematic break;
+  between blocks; between list items or table rows; at a line), then a sentence end, then
+  a word start; the last one in the window of that rank. A cut point is not allowed inside
+  a unit (fence, front matter, list item, table row, heading) that fits the budget, nor
+  where the chunk would end on a heading with only blank lines after it; when no point
+  passes both rules, the units still stay whole and the heading rule is dropped. With
+  none, the chunk ends at the window's last token boundary that is a character boundary;
+* the **cap**: ``tokens(context + text) <= max_tokens``, counted as one string; when the
+  joined count is over, the budget shrinks by the excess and the chunk is cut again;
+* **overlap** extends a chunk backwards by whole tokens (within the cap), never before the
+  previous chunk's start or the chunk's own section heading; a chunk that opens a section
+  takes none.
+
+Works on UTF-8 bytes so its offsets are the native ones.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ._offsets import byte_to_char
+from .markdown_scan import Heading, Scan, scan
+from .recursive import Tokens, whole_text_tokens
+from .rows import Batch, row
+
+if TYPE_CHECKING:
+    from ..config import Markdown
+
+Count = Callable[[str], int]
+
+_SENTENCE = re.compile(
+    rb"(?:[.!?][ \t]+|(?:\xe3\x80\x82|\xef\xbc\x81|\xef\xbc\x9f)[ \t]*)(?=[^ \t\r\n])"
+)  # ". ", "! ", "? " with their spaces; "。", "！", "？" with any
+_WORD = re.compile(rb"[ \t]+(?=[^ \t\r\n])")
+_BLANK = re.compile(rb"[ \t\r\n]*")
+
+
+def path_at(headings: list[Heading], starts: list[int], at: int) -> list[Heading]:
+    """The section path at byte ``at``: the headings starting at or before it, each
+    closing the ones of its level and deeper."""
+    stack: list[Heading] = []
+    for h in headings[: bisect_right(starts, at)]:
+        while stack and stack[-1].level >= h.level:
+            stack.pop()
+        stack.append(h)
+    return stack
+
+
+class _Cutter:
+    def __init__(self, data: bytes, tokens: Tokens, count: Count, config: Markdown) -> None:
+        self.data = data
+        self.tokens = tokens
+        self.count = count
+        self.max_tokens = config.max_tokens
+        self.overlap = config.overlap_tokens
+        self.with_context = config.context
+        self.scan: Scan = scan(data)
+        self.starts = [h.start for h in self.scan.headings]
+        self.cuts = sorted(self.scan.cuts.items())
+        self.cut_at = [p for p, _ in self.cuts]
+
+    # -- context ------------------------------------------------------------------------
+    def context(self, at: int, path: list[Heading]) -> str:
+        if not self.with_context:
+            return ""
+        shown = path[:-1] if path and path[-1].start == at else path
+        lines = ["#" * h.level + " " + h.title + "\n" for h in shown]
+        table = ""
+        for t in self.scan.tables:
+            if t.body <= at < t.end:
+                table = self.data[t.start : t.body].decode("utf-8", errors="surrogateescape")
+        half = self.max_tokens // 2
+        while lines and self.count("".join(lines) + "\n") > half:
+            lines.pop(0)
+        headings = "".join(lines) + "\n" if lines else ""
+        if table and self.count(headings + table) > half:
+            table = ""
+        return headings + table
+
+    # -- where a chunk ends -------------------------------------------------------------
+    def _best(self, at: int, window_end: int, budget: int) -> int | None:
+        """The best allowed cut point in ``(at, window_end]``, or None."""
+        count = self.tokens.count
+        fitting = [
+            (a, b)
+            for a, b in self.scan.units
+            if a < window_end and b > at and count(a, b) <= budget
+        ]
+        headings = [h.end for h in self.scan.headings if at <= h.start and h.end <= window_end]
+
+        def whole(p: int) -> bool:
+            return not any(a < p < b for a, b in fitting)
+
+        def not_after_heading(p: int) -> bool:
+            for end in headings:
+                if end <= p:
+                    blank = _BLANK.match(self.data, end, p)
+                    if blank is not None and blank.end() == p:
+                        return False  # the chunk would end on a heading
+            return True
+
+        lo = bisect_right(self.cut_at, at)
+        hi = bisect_right(self.cut_at, window_end)
+        ranked = sorted(self.cuts[lo:hi], key=lambda c: (c[1], -c[0]))
+        sentences = [m.end() for m in _SENTENCE.finditer(self.data, at, window_end)]
+        words = [m.end() for m in _WORD.finditer(self.data, at, window_end)]
+        # A unit that fits stays whole before a heading keeps its text: when a heading and
+        # the unit after it do not fit together, the heading ends its chunk.
+        for allowed in (lambda p: whole(p) and not_after_heading(p), whole):
+            for p, _ in ranked:
+                if allowed(p):
+                    return p
+            for found in (sentences, words):
+                for p in reversed(found):
+                    if at < p <= window_end and allowed(p):
+                        return p
+        return None
+
+    def chunk_end(self, at: int, budget: int) -> int:
+        tokens, n = self.tokens, len(self.data)
+        first = tokens.token_at(at)
+        overflow = first + budget
+        if overflow >= tokens.n:
+            return n
+        window_end = tokens.bound(overflow)
+        best = self._best(at, window_end, budget)
+        if best is not None:
+            return best
+        for i in range(overflow, first, -1):
+            b = tokens.bound(i)
+            if b > at and tokens.boundary(b):
+                return b
+        for i in range(overflow + 1, tokens.n + 1):
+            b = tokens.bound(i)
+            if b > at and tokens.boundary(b):
+                return b
+        return n
+
+    # -- the chunks ---------------------------------------------------------------------
+    def text(self, a: int, b: int) -> str:
+        return self.data[a:b].decode("utf-8", errors="surrogateescape")
+
+    def joined(self, context: str, a: int, b: int) -> int:
+        return self.count(context + self.text(a, b))
+
+    def run(self) -> list[tuple[int, int, list[Heading], str, bool]]:
+        """``(start, cut, path, context, oversize)`` per chunk."""
+        out: list[tuple[int, int, list[Heading], str, bool]] = []
+        tokens, n = self.tokens, len(self.data)
+        at = 0
+        prev: int | None = None
+        while at < n:
+            path = path_at(self.scan.headings, self.starts, at)
+            context = self.context(at, path)
+            budget = max(1, self.max_tokens - self.overlap - self.count(context))
+            while True:
+                cut = self.chunk_end(at, budget)
+                excess = self.joined(context, at, cut) - self.max_tokens
+                if excess <= 0 or budget == 1:
+                    break
+                budget = max(1, budget - excess)
+            start, k = at, 0
+            opens = bool(path) and path[-1].start == at
+            if prev is not None and self.overlap and not opens:
+                lower = max(prev, path[-1].start if path else 0)
+                k = min(self.overlap, self.max_tokens - tokens.count(at, cut))
+                while k > 0:
+                    start = self._back(at, k, lower)
+                    ctx = self.context(start, path_at(self.scan.headings, self.starts, start))
+                    if start == at or self.joined(ctx, start, cut) <= self.max_tokens:
+                        break
+                    k -= 1
+                if k <= 0:
+                    start = at
+            if start != at:
+                path = path_at(self.scan.headings, self.starts, start)
+                context = self.context(start, path)
+            oversize = (
+                tokens.count(start, cut) > self.max_tokens
+                or self.joined(context, start, cut) > self.max_tokens
+            )
+            out.append((start, cut, path, context, oversize))
+            prev = at
+            at = cut
+        return out
+
+    def _back(self, at: int, k: int, lower: int) -> int:
+        """``at`` moved back by ``k`` whole tokens, not before ``lower``, then forward to a
+        character boundary."""
+        tokens = self.tokens
+        first = tokens.token_at(at)
+        start = max(tokens.bound(first - k) if first >= k else 0, lower)
+        while start < at and not tokens.boundary(start):
+            nxt = tokens.token_at(start) + 1
+            start = min(tokens.bound(nxt), at) if nxt < tokens.n else at
+        return start
+
+
+def batch(text: str, byte_starts: list[int], config: Markdown, count: Count) -> Batch:
+    """The chunks as a batch (see ``rows.py``), with each row's ``(headings, truncated,
+    context)`` as a fourth element."""
+    data = text.encode("utf-8")
+    cutter = _Cutter(data, whole_text_tokens(data, byte_starts), count, config)
+    spans = cutter.run()
+    positions = [x for s in spans for x in s[:2]]
+    chars = dict(zip(positions, byte_to_char(data, positions), strict=True))
+    table: list[list[int]] = []
+    meta: list[Any] = []
+    for i, (start, cut, path, context, oversize) in enumerate(spans):
+        ts = cutter.tokens.token_at(start) if cutter.tokens.n else 0
+        count_tokens = cutter.tokens.count(start, cut)
+        table.append(
+            row(
+                i,
+                -1,
+                (ts, ts + count_tokens),
+                (start, cut, chars[start], chars[cut]),
+                oversize=int(oversize),
+            )
+        )
+        headings = tuple((h.level, h.title) for h in path)
+        meta.append((headings, any(h.truncated for h in path), context))
+    texts = [text[r[6] : r[7]] for r in table]
+    return table, [], texts, meta

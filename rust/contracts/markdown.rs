@@ -1,0 +1,496 @@
+//! `Markdown`: chunks that keep code, tables and sections whole, each with its
+//! heading path, under one cap that counts the context.
+//!
+//! The structure comes from [`crate::structure::markdown`]. Chunks are cut one
+//! after another from `at`, over the tokens of the one pass (a span's size is
+//! the number of tokens overlapping it):
+//!
+//! 1. The chunk's context is its heading path (less the heading the chunk opens
+//!    with) and a continued table's header and delimiter rows, shortened to
+//!    half of `max_tokens` (outermost headings go first, then the table rows).
+//! 2. The content budget is `max_tokens - overlap_tokens - tokens(context)`, at
+//!    least 1. If the rest of the text fits it, the rest is the chunk;
+//!    otherwise the window is the longest span from `at` that fits, and the
+//!    chunk ends at the best allowed cut point in it: the best rank (before a
+//!    heading, higher levels first; after a thematic break; between blocks;
+//!    between list items or table rows; at a line), then a sentence end, then
+//!    a word start; the last of that rank. No cut falls inside a unit (fence,
+//!    front matter, list item, table row, heading) that fits the budget, nor
+//!    where the chunk would end on a heading followed only by blank lines; when
+//!    no point passes both, units still stay whole and the heading rule drops.
+//!    With none, the chunk ends at the window's last token boundary that is a
+//!    character boundary.
+//! 3. The cap: `tokens(context + text) <= max_tokens`, counted as one string;
+//!    when it is over, the budget shrinks by the excess and the chunk is cut
+//!    again.
+//! 4. Overlap extends a chunk backwards by whole tokens within the cap, never
+//!    before the previous chunk's start or its own section's heading; a chunk
+//!    that opens a section takes none.
+//!
+//! The cutter reads the whole text before it cuts (its carry is the text), so
+//! streaming gives the same chunks as one call. `reference/markdown.py` is the
+//! twin, written from the same description (`docs/markdown.md`).
+
+use std::sync::Arc;
+
+use super::{ChunkMeta, Cutter, HeadingPath, Input, Row};
+use crate::error::{Error, Result};
+use crate::structure::markdown::{scan, Heading, Outline};
+use crate::tokenizer::Tokenizer;
+
+/// The smallest cap: room for a heading path and some text.
+pub const MIN_TOKENS: usize = 16;
+
+/// `Markdown` settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MarkdownConfig {
+    pub max_tokens: usize,
+    pub overlap_tokens: usize,
+    pub context: bool,
+}
+
+impl MarkdownConfig {
+    /// # Errors
+    /// [`Error::InvalidConfig`] for a cap below [`MIN_TOKENS`] or an overlap not below it.
+    pub fn validate(&self) -> Result<()> {
+        if self.max_tokens < MIN_TOKENS {
+            return Err(Error::InvalidConfig {
+                field: "max_tokens",
+                value: self.max_tokens.to_string(),
+                expected: "an integer >= 16",
+            });
+        }
+        if self.overlap_tokens >= self.max_tokens {
+            return Err(Error::InvalidConfig {
+                field: "overlap_tokens",
+                value: self.overlap_tokens.to_string(),
+                expected: "an integer below max_tokens",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The `Markdown` cutter.
+pub struct Markdown {
+    cfg: MarkdownConfig,
+    tok: &'static Tokenizer,
+    finished: bool,
+}
+
+impl Markdown {
+    /// # Errors
+    /// Invalid settings.
+    pub fn new(cfg: MarkdownConfig, tok: &'static Tokenizer) -> Result<Self> {
+        cfg.validate()?;
+        Ok(Markdown {
+            cfg,
+            tok,
+            finished: false,
+        })
+    }
+}
+
+impl Cutter for Markdown {
+    fn cut(&mut self, input: &Input<'_>, out: &mut Vec<Row>) -> Result<()> {
+        if !input.done || self.finished {
+            return Ok(());
+        }
+        self.finished = true;
+        Run::new(self.cfg, self.tok, input).chunks(out);
+        Ok(())
+    }
+
+    fn keep(&self) -> (usize, usize) {
+        (0, 0)
+    }
+}
+
+/// One document's cut: the outline and the section path as `at` moves on.
+struct Run<'a> {
+    cfg: MarkdownConfig,
+    tok: &'static Tokenizer,
+    input: &'a Input<'a>,
+    data: &'a [u8],
+    outline: Outline,
+    /// Units sorted by start.
+    units: Vec<(usize, usize)>,
+    /// The section path at the current chunk start, and the next heading to enter.
+    path: Vec<usize>,
+    next_heading: usize,
+    /// The path shared by the chunks of one section.
+    shared_path: Option<Arc<HeadingPath>>,
+}
+
+impl<'a> Run<'a> {
+    fn new(cfg: MarkdownConfig, tok: &'static Tokenizer, input: &'a Input<'a>) -> Self {
+        let outline = scan(input.text);
+        let mut units = outline.units.clone();
+        units.sort_unstable();
+        Run {
+            cfg,
+            tok,
+            input,
+            data: input.bytes(),
+            outline,
+            units,
+            path: Vec::new(),
+            next_heading: 0,
+            shared_path: None,
+        }
+    }
+
+    fn heading(&self, k: usize) -> &Heading {
+        &self.outline.headings[k]
+    }
+
+    /// Moves the section path to byte `at` (which only grows).
+    fn enter(&mut self, at: usize) {
+        let mut changed = false;
+        while self.next_heading < self.outline.headings.len()
+            && self.outline.headings[self.next_heading].start <= at
+        {
+            let level = self.outline.headings[self.next_heading].level;
+            while self
+                .path
+                .last()
+                .is_some_and(|&k| self.outline.headings[k].level >= level)
+            {
+                self.path.pop();
+            }
+            self.path.push(self.next_heading);
+            self.next_heading += 1;
+            changed = true;
+        }
+        if changed {
+            self.shared_path = None;
+        }
+    }
+
+    fn count(&self, s: &str) -> usize {
+        self.tok.count(s)
+    }
+
+    fn opens(&self, at: usize) -> bool {
+        self.path
+            .last()
+            .is_some_and(|&k| self.heading(k).start == at)
+    }
+
+    /// The context of a chunk starting at `at` (the path is the one at `at`).
+    fn context(&self, at: usize) -> String {
+        if !self.cfg.context {
+            return String::new();
+        }
+        let shown = if self.opens(at) {
+            &self.path[..self.path.len() - 1]
+        } else {
+            &self.path[..]
+        };
+        let mut lines: Vec<String> = shown
+            .iter()
+            .map(|&k| {
+                let h = self.heading(k);
+                format!("{} {}\n", "#".repeat(usize::from(h.level)), h.title)
+            })
+            .collect();
+        let tables = &self.outline.tables;
+        let t = tables.partition_point(|t| t.body <= at);
+        let mut table = match t.checked_sub(1).map(|t| tables[t]) {
+            Some(t) if at < t.end => self.input.text[t.start..t.body].to_owned(),
+            _ => String::new(),
+        };
+        let half = self.cfg.max_tokens / 2;
+        let mut from = 0;
+        let mut headings = String::new();
+        while from < lines.len() {
+            headings = lines[from..].concat();
+            headings.push('\n');
+            if self.count(&headings) <= half {
+                break;
+            }
+            from += 1;
+            headings.clear();
+        }
+        lines.clear();
+        if !table.is_empty() && self.count(&(headings.clone() + &table)) > half {
+            table.clear();
+        }
+        headings + &table
+    }
+
+    fn joined(&self, context: &str, a: usize, b: usize) -> usize {
+        let mut s = String::with_capacity(context.len() + b - a);
+        s.push_str(context);
+        s.push_str(self.input.slice(a, b));
+        self.count(&s)
+    }
+
+    /// The best allowed cut point in `(at, window_end]`.
+    fn best(&self, at: usize, window_end: usize, budget: usize) -> Option<usize> {
+        let input = self.input;
+        let first = input.token_at(at);
+        // A unit that fits the budget and holds a point after `at` starts at most
+        // `budget` tokens before `at`'s token.
+        let lo = input.bound(first.saturating_sub(budget));
+        let from = self.units.partition_point(|u| u.0 < lo);
+        let to = self.units.partition_point(|u| u.0 < window_end);
+        // Points strictly inside a fitting unit: the union of the units as open
+        // intervals, merged where they overlap, so one search answers.
+        let mut blocked: Vec<(usize, usize)> = Vec::new();
+        for &(a, b) in &self.units[from..to] {
+            if b <= at || input.count(a, b) > budget {
+                continue;
+            }
+            match blocked.last_mut() {
+                Some(last) if a < last.1 => last.1 = last.1.max(b),
+                _ => blocked.push((a, b)),
+            }
+        }
+        // Points where the chunk would end on a heading: from a heading's end through
+        // the blank lines after it.
+        let hs = &self.outline.headings;
+        let h_from = hs.partition_point(|h| h.start < at);
+        let after_heading: Vec<(usize, usize)> = hs[h_from..]
+            .iter()
+            .take_while(|h| h.start < window_end)
+            .filter(|h| h.end <= window_end)
+            .map(|h| {
+                let blank = self.data[h.end..]
+                    .iter()
+                    .take_while(|&&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+                    .count();
+                (h.end, h.end + blank)
+            })
+            .collect();
+        let whole = |p: usize| -> bool {
+            let k = blocked.partition_point(|u| u.0 < p);
+            !(k > 0 && p < blocked[k - 1].1)
+        };
+        let not_after_heading = |p: usize| -> bool {
+            let k = after_heading.partition_point(|z| z.0 <= p);
+            !(k > 0 && p <= after_heading[k - 1].1)
+        };
+        let cuts = &self.outline.cuts;
+        let c_from = cuts.partition_point(|c| c.0 <= at);
+        let c_to = cuts.partition_point(|c| c.0 <= window_end);
+        let mut ranked: Vec<(usize, (u8, u8))> = cuts[c_from..c_to].to_vec();
+        ranked.sort_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0)));
+        let sentences = sentence_ends(&self.data[..window_end], at);
+        let words = word_starts(&self.data[..window_end], at);
+        // A unit that fits stays whole before a heading keeps its text: when a heading
+        // and the unit after it do not fit together, the heading ends its chunk.
+        for strict in [true, false] {
+            let allowed = |p: usize| whole(p) && (!strict || not_after_heading(p));
+            if let Some(&(p, _)) = ranked.iter().find(|&&(p, _)| allowed(p)) {
+                return Some(p);
+            }
+            for found in [&sentences, &words] {
+                if let Some(&p) = found.iter().rev().find(|&&p| p > at && allowed(p)) {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
+
+    fn chunk_end(&self, at: usize, budget: usize) -> usize {
+        let input = self.input;
+        let n = self.data.len();
+        let first = input.token_at(at);
+        let overflow = first + budget;
+        if overflow >= input.n() {
+            return n;
+        }
+        let window_end = input.bound(overflow);
+        if let Some(p) = self.best(at, window_end, budget) {
+            return p;
+        }
+        for i in (first + 1..=overflow).rev() {
+            let b = input.bound(i);
+            if b > at && input.is_char_boundary(b) {
+                return b;
+            }
+        }
+        for i in overflow + 1..=input.n() {
+            let b = input.bound(i);
+            if b > at && input.is_char_boundary(b) {
+                return b;
+            }
+        }
+        n
+    }
+
+    /// `at` moved back by `k` whole tokens, not before `lower`, then forward to a
+    /// character boundary.
+    fn back(&self, at: usize, k: usize, lower: usize) -> usize {
+        let input = self.input;
+        let first = input.token_at(at);
+        let target = if first >= k {
+            input.bound(first - k)
+        } else {
+            0
+        };
+        let mut start = target.max(lower);
+        while start < at && !input.is_char_boundary(start) {
+            let next = input.token_at(start) + 1;
+            start = if next < input.n() {
+                input.bound(next).min(at)
+            } else {
+                at
+            };
+        }
+        start
+    }
+
+    fn meta(&mut self, context: String) -> Arc<ChunkMeta> {
+        let path = match &self.shared_path {
+            Some(p) => Arc::clone(p),
+            None => {
+                let p: Arc<HeadingPath> = Arc::new(
+                    self.path
+                        .iter()
+                        .map(|&k| (self.heading(k).level, self.heading(k).title.clone()))
+                        .collect(),
+                );
+                self.shared_path = Some(Arc::clone(&p));
+                p
+            }
+        };
+        let truncated = self.path.iter().any(|&k| self.heading(k).truncated);
+        Arc::new(ChunkMeta {
+            headings: path,
+            headings_truncated: truncated,
+            context,
+        })
+    }
+
+    fn chunks(mut self, out: &mut Vec<Row>) {
+        let input = self.input;
+        let (max, overlap) = (self.cfg.max_tokens, self.cfg.overlap_tokens);
+        let n = self.data.len();
+        let mut at = 0;
+        let mut prev: Option<usize> = None;
+        let mut index = 0u64;
+        while at < n {
+            self.enter(at);
+            let mut context = self.context(at);
+            let mut budget = max.saturating_sub(overlap + self.count(&context)).max(1);
+            let cut = loop {
+                let cut = self.chunk_end(at, budget);
+                let joined = self.joined(&context, at, cut);
+                if joined <= max || budget == 1 {
+                    break cut;
+                }
+                budget = budget.saturating_sub(joined - max).max(1);
+            };
+            let mut start = at;
+            if let Some(prev) = prev.filter(|_| overlap > 0 && !self.opens(at)) {
+                let section = self.path.last().map_or(0, |&k| self.heading(k).start);
+                let lower = prev.max(section);
+                let mut k = overlap.min(max.saturating_sub(input.count(at, cut)));
+                while k > 0 {
+                    start = self.back(at, k, lower);
+                    if start == at {
+                        break;
+                    }
+                    let ctx = self.context(start);
+                    if self.joined(&ctx, start, cut) <= max {
+                        break;
+                    }
+                    k -= 1;
+                }
+                if k == 0 {
+                    start = at;
+                }
+            }
+            if start != at {
+                context = self.context(start);
+            }
+            let count = input.count(start, cut);
+            let oversize = count > max || self.joined(&context, start, cut) > max;
+            let token_start = if input.n() == 0 {
+                0
+            } else {
+                input.token_at(start)
+            };
+            let meta = self.meta(context);
+            out.push(Row {
+                index,
+                token_start: token_start as u64,
+                token_end: (token_start + count) as u64,
+                byte_start: start,
+                byte_end: cut,
+                oversize,
+                meta: Some(meta),
+                ..Row::default()
+            });
+            index += 1;
+            prev = Some(at);
+            at = cut;
+        }
+    }
+}
+
+fn is_space(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+fn starts_text(b: u8) -> bool {
+    !matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// Where sentences start after `at`: after `.`, `!` or `?` and their spaces, or
+/// after `。`, `！`, `？` and any spaces, before a character that is not white space.
+fn sentence_ends(data: &[u8], at: usize) -> Vec<usize> {
+    const CJK: [&[u8]; 3] = ["。".as_bytes(), "！".as_bytes(), "？".as_bytes()];
+    let mut out = Vec::new();
+    let mut i = at;
+    while i < data.len() {
+        let b = data[i];
+        let after =
+            if matches!(b, b'.' | b'!' | b'?') && data.get(i + 1).is_some_and(|&c| is_space(c)) {
+                Some(i + 1)
+            } else {
+                CJK.iter()
+                    .find(|m| data[i..].starts_with(m))
+                    .map(|m| i + m.len())
+            };
+        let Some(mut j) = after else {
+            i += 1;
+            continue;
+        };
+        while j < data.len() && is_space(data[j]) {
+            j += 1;
+        }
+        if j < data.len() && starts_text(data[j]) {
+            out.push(j);
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Where words start after `at`: after a run of spaces or tabs, before a
+/// character that is not white space.
+fn word_starts(data: &[u8], at: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut i = at;
+    while i < data.len() {
+        if !is_space(data[i]) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < data.len() && is_space(data[j]) {
+            j += 1;
+        }
+        if j < data.len() && starts_text(data[j]) {
+            out.push(j);
+        }
+        i = j;
+    }
+    out
+}

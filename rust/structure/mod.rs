@@ -1,0 +1,4 @@
+//! Structure scanners: a format's blocks as ranked cut points, the units never
+//! cut while they fit, and a heading outline. Each is a line scanner, not a tree.
+
+pub mod markdown;
