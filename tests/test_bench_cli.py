@@ -34,7 +34,7 @@ def test_bundled_sample_writes_table_json_markdown_and_plot(tmp_path, capsys):
     data = json.loads(out["b.json"].read_text())
     rows = {r["key"]: r for r in data["results"]}
     assert set(rows) >= {"windows", "recursive", "delimiter", "sentence", "parent-child", "ragflow"}
-    for key in ("windows", "recursive", "delimiter", "sentence", "parent-child"):
+    for key in ("windows", "recursive", "delimiter", "sentence", "parent-child", "markdown"):
         r = rows[key]
         assert r["mb_per_s"] > 0
         assert 1 <= r["runs"] <= 2
@@ -47,7 +47,13 @@ def test_bundled_sample_writes_table_json_markdown_and_plot(tmp_path, capsys):
         fc.chunk(sample, fc.TokenWindows(128, overlap_tokens=16))
     )
     assert rows["ragflow"]["wrong_offsets"] is None  # naive_merge reports no offsets
-    assert out["b.md"].read_text().count("\n| ferrochunk ") == 5
+    # Markdown rows get the structure columns, judged by markdown-it; ferrochunk keeps them.
+    md = rows["markdown"]
+    assert (md["over_cap"], md["code_cut"], md["rows_cut"], md["heading_end"]) == (0, 0, 0, 0)
+    assert rows["recursive"]["code_cut"] is None
+    table = out["b.md"].read_text()
+    assert table.count("\n| ferrochunk ") == 6
+    assert "| code cut | rows cut | ends on heading |" in table
     assert out["b.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -158,3 +164,16 @@ def test_our_own_failure_is_a_non_zero_exit(monkeypatch, capsys):
     monkeypatch.setattr(bench, "contenders", broken)
     assert main(["bench", "--repeat", "1"]) == 1
     assert "error: ZeroDivisionError" in capsys.readouterr().out
+
+
+def test_markdown_quality_counts_what_a_splitter_breaks():
+    from ferrochunk.audit import markdown_quality
+
+    text = "# A\n\nintro\n\n```py\nx = 1\ny = 2\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    whole = markdown_quality([text], [[text]], 64)
+    assert (whole.code_cut, whole.rows_cut, whole.heading_end) == (0, 0, 0)
+    fence, row = text.index("y = 2"), text.index("| 1 | 2 |") + 4
+    broken = markdown_quality([text], [[text[:fence], text[fence:row], text[row:]]], 64)
+    assert (broken.code_cut, broken.rows_cut) == (1, 1)
+    on_heading = markdown_quality([text], [["# A\n\n", text[5:]]], 64)
+    assert on_heading.heading_end == 1

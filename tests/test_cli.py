@@ -72,20 +72,39 @@ CHUNKERS = {
         ["--child-max-tokens", "8"],
         fc.ParentChild(fc.Recursive(24), child=fc.Recursive(8)),
     ),
+    "markdown": (["--overlap-tokens", "4"], fc.Markdown(24, overlap_tokens=4)),
+    "markdown-no-context": (["--no-context"], fc.Markdown(24, context=False)),
 }
 
 
 @pytest.mark.parametrize("name", list(CHUNKERS))
 def test_every_chunker_equals_the_library(name, doc, capsys):
     flags, config = CHUNKERS[name]
+    chunker = name.removesuffix("-no-context")
     code, rows, _ = _run(
-        ["chunk", str(doc), "--chunker", name, "--max-tokens", "24", *flags], capsys
+        ["chunk", str(doc), "--chunker", chunker, "--max-tokens", "24", *flags], capsys
     )
     assert code == 0
     expected = [
         {"source": str(doc), "id": None, **record(c, config)} for c in fc.chunk(DOC, config)
     ]
     assert rows == json.loads(json.dumps(expected))
+
+
+def test_markdown_records_carry_headings_and_context(tmp_path, capsys):
+    path = tmp_path / "guide.md"
+    path.write_text("# Guide\n\nIntro text.\n\n## Install\n\n" + "Step one, then two. " * 30)
+    code, rows, _ = _run(
+        ["chunk", str(path), "--chunker", "markdown", "--max-tokens", "32"], capsys
+    )
+    assert code == 0
+    assert rows[-1]["headings"] == [
+        {"level": 1, "title": "Guide"},
+        {"level": 2, "title": "Install"},
+    ]
+    assert rows[-1]["context"] == "# Guide\n## Install\n\n"
+    counter = fc.Tokenizer.cl100k()
+    assert all(counter.count(r["context"] + r["text"]) <= 32 for r in rows)
 
 
 def test_offsets_index_the_file_as_stored(doc, capsys):

@@ -256,3 +256,42 @@ def test_a_missing_framework_names_its_extra():
             check=True,
         )
         assert extra in run.stdout
+
+
+MD_DOC = (
+    "# Guide\n\nRead this first.\n\n## Install\n\nRun the installer, then restart.\n"
+    + "More steps here. " * 12
+)
+
+
+def test_langchain_markdown_headers_and_context():
+    splitter = FerroTextSplitter(fc.Markdown(20), context_in_content=True, add_start_index=True)
+    docs = splitter.create_documents([MD_DOC], [{"source": "guide.md"}])
+    chunks = fc.chunk(MD_DOC, fc.Markdown(20))
+    assert len(docs) == len(chunks)
+    counter = fc.Tokenizer.cl100k()
+    for d, c in zip(docs, chunks, strict=True):
+        assert d.page_content == c.metadata["context"] + c.text
+        assert counter.count(d.page_content) <= 20  # what gets embedded fits the cap
+        # start_index points at the chunk's own text, after the context.
+        start = d.metadata["start_index"]
+        assert d.page_content[len(c.metadata["context"]) :] == MD_DOC[start : start + len(c.text)]
+        want = {f"Header {level}": title for level, title in c.metadata["headings"]}
+        assert {k: v for k, v in d.metadata.items() if k.startswith("Header")} == want
+    assert docs[-1].metadata["Header 2"] == "Install"
+    plain = FerroTextSplitter(fc.Markdown(20)).split_text(MD_DOC)
+    assert plain == [c.text for c in chunks]
+    with pytest.raises(fc.FerrochunkError, match="context_in_content"):
+        FerroTextSplitter(fc.Recursive(20), context_in_content=True)
+
+
+def test_llama_index_markdown_header_path_is_kept_out_of_the_embedding():
+    parser = FerroNodeParser(config=fc.Markdown(20))
+    nodes = parser.get_nodes_from_documents([LIDocument(text=MD_DOC)])
+    assert [n.metadata["header_path"] for n in nodes[:3]] == ["/", "/Guide/", "/Guide/Install/"]
+    counter = fc.Tokenizer.cl100k()
+    for n in nodes:
+        embedded = n.get_content(metadata_mode=MetadataMode.EMBED)
+        assert "header_path" not in embedded
+        assert "context" not in embedded
+        assert counter.count(n.metadata["context"] + n.text) <= 20

@@ -18,16 +18,17 @@ from . import _native
 from .config import (
     Config,
     DelimiterMerge,
+    Markdown,
     MergeStrategy,
     ParentChild,
     Recursive,
     SentenceWindows,
     TokenWindows,
 )
-from .tokenizers import offset_safe
+from .tokenizers import Tokenizer, offset_safe
 from .types import Chunk
 
-__all__ = ["Audit", "audit", "audit_texts"]
+__all__ = ["Audit", "MarkdownQuality", "audit", "audit_texts", "markdown_quality"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,11 @@ class Audit:
 
 
 @functools.cache
+def _cl100k() -> Tokenizer:
+    return Tokenizer.cl100k()
+
+
+@functools.cache
 def _white_space() -> np.ndarray[Any, Any]:
     """The code points ``str.isspace`` accepts."""
     return np.array([c for c in range(sys.maxunicode + 1) if chr(c).isspace()], dtype=np.uint32)
@@ -76,7 +82,7 @@ def _code_points(text: str) -> np.ndarray[Any, Any]:
 
 def _cap(config: Config) -> int | None:
     """The token cap a chunk must keep unless flagged, or None where the contract has none."""
-    if isinstance(config, TokenWindows | Recursive):
+    if isinstance(config, TokenWindows | Recursive | Markdown):
         return config.max_tokens
     if isinstance(config, SentenceWindows):
         return config.safe_max
@@ -125,8 +131,11 @@ def audit(text: str, chunks: Sequence[Chunk], config: Config | None = None) -> A
         ):
             wrong += 1
         replacement += max(c.text.count("\ufffd") - expected.count("\ufffd"), 0)
-        if cap is not None and c.token_count > cap and not c.metadata.get("oversize", False):
-            over += 1
+        if cap is not None and not c.metadata.get("oversize", False):
+            # Markdown's cap counts the context with the text, as one string.
+            context = c.metadata.get("context", "")
+            size = _cl100k().count(context + c.text) if context else c.token_count
+            over += size > cap
         if c.index != i or c.char_start < prev_start:
             disorder += 1
         prev_start = c.char_start
@@ -152,3 +161,54 @@ def audit_texts(texts: Sequence[str], results: Sequence[Sequence[Chunk]], config
     for text, chunks in zip(texts, results, strict=True):
         total = total + audit(text, chunks, config)
     return total
+
+
+@dataclass(frozen=True)
+class MarkdownQuality:
+    """What a chunker did to Markdown's structure; every count should be 0."""
+
+    code_cut: int
+    """Fenced code blocks that fit the cap but that no chunk holds whole."""
+    rows_cut: int
+    """Table rows that no chunk holds whole."""
+    heading_end: int
+    """Chunks (but a document's last) whose last line is a line of a section heading."""
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+def markdown_quality(
+    texts: Sequence[str], pieces: Sequence[Sequence[str]], cap: int
+) -> MarkdownQuality:
+    """Judged by an independent CommonMark parser (markdown-it-py, extra ``[bench]``):
+    white space is compared loosely, since some splitters rejoin lines."""
+    from ._optional import require
+
+    markdown_it = require("markdown_it", "bench")
+    parser = markdown_it.MarkdownIt("commonmark").enable("table")
+    tok = _cl100k()
+    code = rows = heading = 0
+    for text, chunks in zip(texts, pieces, strict=True):
+        lines = text.splitlines(keepends=True)
+        held = [_squeeze(p) for p in chunks]
+        heading_lines: set[str] = set()
+        for t in parser.parse(text):
+            if t.type == "heading_open" and t.level == 0 and t.map is not None:
+                # A setext heading's underline ends its lines; alone it is no heading.
+                end = t.map[1] - (t.markup in ("=", "-"))
+                heading_lines.update(_squeeze(x) for x in lines[t.map[0] : end])
+            if t.map is None or t.type not in ("fence", "tr_open"):
+                continue
+            block = "".join(lines[t.map[0] : t.map[1]])
+            if t.type == "fence" and tok.count(block) > cap:
+                continue
+            if not any(_squeeze(block) in p for p in held):
+                code += t.type == "fence"
+                rows += t.type == "tr_open"
+        for p in chunks[:-1]:
+            tail = [line for line in p.splitlines() if line.strip()]
+            if tail and _squeeze(tail[-1]) in heading_lines:
+                heading += 1
+    return MarkdownQuality(code, rows, heading)

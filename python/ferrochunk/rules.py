@@ -15,6 +15,7 @@ from .config import (
     CleanRules,
     Config,
     DelimiterMerge,
+    Markdown,
     MergeStrategy,
     ParentChild,
     Recursive,
@@ -202,6 +203,7 @@ _FIELDS: dict[str, tuple[type[Any], frozenset[str]]] = {
         SentenceWindows,
         frozenset({"max_tokens", "safety_margin", "overlap_ratio", "break_classes"}),
     ),
+    "markdown": (Markdown, frozenset({"max_tokens", "overlap_tokens", "context"})),
 }
 CHUNKERS = (*_FIELDS, "parent-child")
 """The ``chunker`` names of :func:`config_from_mapping` (and the CLI's ``--chunker``)."""

@@ -9,17 +9,18 @@
 //!    with) and a continued table's header and delimiter rows, shortened to
 //!    half of `max_tokens` (outermost headings go first, then the table rows).
 //! 2. The content budget is `max_tokens - overlap_tokens - tokens(context)`, at
-//!    least 1. If the rest of the text fits it, the rest is the chunk;
-//!    otherwise the window is the longest span from `at` that fits, and the
-//!    chunk ends at the best allowed cut point in it: the best rank (before a
-//!    heading, higher levels first; after a thematic break; between blocks;
-//!    between list items or table rows; at a line), then a sentence end, then
-//!    a word start; the last of that rank. No cut falls inside a unit (fence,
-//!    front matter, list item, table row, heading) that fits the budget, nor
-//!    where the chunk would end on a heading followed only by blank lines; when
-//!    no point passes both, units still stay whole and the heading rule drops.
-//!    With none, the chunk ends at the window's last token boundary that is a
-//!    character boundary.
+//!    least 1, and the room `max_tokens - tokens(context)`. If the rest of the
+//!    text fits the budget, the rest is the chunk; otherwise the window is the
+//!    longest span from `at` that fits, and the chunk ends at the best allowed
+//!    cut point in it: the best rank (before a heading, higher levels first;
+//!    after a thematic break; between blocks; between list items or table rows;
+//!    at a line), then a sentence end, then a word start; the last of that rank.
+//!    No cut falls inside a unit (fence, front matter, list item, table row,
+//!    heading) that fits the room, nor where the chunk would end on a heading
+//!    followed only by blank lines. With no allowed point the window widens to
+//!    the room (less overlap follows), then the heading rule drops (units stay
+//!    whole), and last the chunk ends at the window's last token boundary that
+//!    is a character boundary.
 //! 3. The cap: `tokens(context + text) <= max_tokens`, counted as one string;
 //!    when it is over, the budget shrinks by the excess and the chunk is cut
 //!    again.
@@ -226,20 +227,21 @@ impl<'a> Run<'a> {
         self.count(&s)
     }
 
-    /// The best allowed cut point in `(at, window_end]`.
-    fn best(&self, at: usize, window_end: usize, budget: usize) -> Option<usize> {
+    /// The best allowed cut point in `(at, window_end]`. Units that fit `room`
+    /// stay whole; `strict`: no chunk ends on a heading either.
+    fn best(&self, at: usize, window_end: usize, room: usize, strict: bool) -> Option<usize> {
         let input = self.input;
         let first = input.token_at(at);
-        // A unit that fits the budget and holds a point after `at` starts at most
-        // `budget` tokens before `at`'s token.
-        let lo = input.bound(first.saturating_sub(budget));
+        // A unit that fits the room and holds a point after `at` starts at most `room`
+        // tokens before `at`'s token.
+        let lo = input.bound(first.saturating_sub(room));
         let from = self.units.partition_point(|u| u.0 < lo);
         let to = self.units.partition_point(|u| u.0 < window_end);
         // Points strictly inside a fitting unit: the union of the units as open
         // intervals, merged where they overlap, so one search answers.
         let mut blocked: Vec<(usize, usize)> = Vec::new();
         for &(a, b) in &self.units[from..to] {
-            if b <= at || input.count(a, b) > budget {
+            if b <= at || input.count(a, b) > room {
                 continue;
             }
             match blocked.last_mut() {
@@ -251,23 +253,27 @@ impl<'a> Run<'a> {
         // the blank lines after it.
         let hs = &self.outline.headings;
         let h_from = hs.partition_point(|h| h.start < at);
-        let after_heading: Vec<(usize, usize)> = hs[h_from..]
-            .iter()
-            .take_while(|h| h.start < window_end)
-            .filter(|h| h.end <= window_end)
-            .map(|h| {
-                let blank = self.data[h.end..]
-                    .iter()
-                    .take_while(|&&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
-                    .count();
-                (h.end, h.end + blank)
-            })
-            .collect();
-        let whole = |p: usize| -> bool {
-            let k = blocked.partition_point(|u| u.0 < p);
-            !(k > 0 && p < blocked[k - 1].1)
+        let after_heading: Vec<(usize, usize)> = if strict {
+            hs[h_from..]
+                .iter()
+                .take_while(|h| h.start < window_end)
+                .filter(|h| h.end <= window_end)
+                .map(|h| {
+                    let blank = self.data[h.end..]
+                        .iter()
+                        .take_while(|&&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+                        .count();
+                    (h.end, h.end + blank)
+                })
+                .collect()
+        } else {
+            Vec::new()
         };
-        let not_after_heading = |p: usize| -> bool {
+        let allowed = |p: usize| -> bool {
+            let k = blocked.partition_point(|u| u.0 < p);
+            if k > 0 && p < blocked[k - 1].1 {
+                return false;
+            }
             let k = after_heading.partition_point(|z| z.0 <= p);
             !(k > 0 && p <= after_heading[k - 1].1)
         };
@@ -276,36 +282,44 @@ impl<'a> Run<'a> {
         let c_to = cuts.partition_point(|c| c.0 <= window_end);
         let mut ranked: Vec<(usize, (u8, u8))> = cuts[c_from..c_to].to_vec();
         ranked.sort_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0)));
-        let sentences = sentence_ends(&self.data[..window_end], at);
-        let words = word_starts(&self.data[..window_end], at);
-        // A unit that fits stays whole before a heading keeps its text: when a heading
-        // and the unit after it do not fit together, the heading ends its chunk.
-        for strict in [true, false] {
-            let allowed = |p: usize| whole(p) && (!strict || not_after_heading(p));
-            if let Some(&(p, _)) = ranked.iter().find(|&&(p, _)| allowed(p)) {
+        if let Some(&(p, _)) = ranked.iter().find(|&&(p, _)| allowed(p)) {
+            return Some(p);
+        }
+        // Sentences and words are looked for only when no structural point will do.
+        let window = &self.data[..window_end];
+        for found in [sentence_ends(window, at), word_starts(window, at)] {
+            if let Some(&p) = found.iter().rev().find(|&&p| p > at && allowed(p)) {
                 return Some(p);
-            }
-            for found in [&sentences, &words] {
-                if let Some(&p) = found.iter().rev().find(|&&p| p > at && allowed(p)) {
-                    return Some(p);
-                }
             }
         }
         None
     }
 
-    fn chunk_end(&self, at: usize, budget: usize) -> usize {
+    /// Where the chunk from `at` ends: `budget` is the room for content with the
+    /// overlap reserved, `room` without it. A unit that fits `room` but not the
+    /// budget is kept whole by taking the overlap's room (less overlap follows).
+    fn chunk_end(&self, at: usize, budget: usize, room: usize) -> usize {
         let input = self.input;
         let n = self.data.len();
         let first = input.token_at(at);
+        // Before a heading may end a chunk, the wider window is tried; before units
+        // may be cut, the heading rule is dropped.
+        let sizes: &[usize] = if room > budget {
+            &[budget, room]
+        } else {
+            &[budget]
+        };
+        for strict in [true, false] {
+            for &size in sizes {
+                if first + size >= input.n() {
+                    return n;
+                }
+                if let Some(p) = self.best(at, input.bound(first + size), room, strict) {
+                    return p;
+                }
+            }
+        }
         let overflow = first + budget;
-        if overflow >= input.n() {
-            return n;
-        }
-        let window_end = input.bound(overflow);
-        if let Some(p) = self.best(at, window_end, budget) {
-            return p;
-        }
         for i in (first + 1..=overflow).rev() {
             let b = input.bound(i);
             if b > at && input.is_char_boundary(b) {
@@ -375,14 +389,18 @@ impl<'a> Run<'a> {
         while at < n {
             self.enter(at);
             let mut context = self.context(at);
-            let mut budget = max.saturating_sub(overlap + self.count(&context)).max(1);
-            let cut = loop {
-                let cut = self.chunk_end(at, budget);
+            let context_tokens = self.count(&context);
+            let mut budget = max.saturating_sub(overlap + context_tokens).max(1);
+            let mut room = budget.max(max.saturating_sub(context_tokens));
+            // Each count of context + text is a tokenization: keep the one that holds.
+            let (cut, mut joined) = loop {
+                let cut = self.chunk_end(at, budget, room);
                 let joined = self.joined(&context, at, cut);
-                if joined <= max || budget == 1 {
-                    break cut;
+                if joined <= max || room == 1 {
+                    break (cut, joined);
                 }
                 budget = budget.saturating_sub(joined - max).max(1);
+                room = budget.max(room.saturating_sub(joined - max));
             };
             let mut start = at;
             if let Some(prev) = prev.filter(|_| overlap > 0 && !self.opens(at)) {
@@ -395,7 +413,9 @@ impl<'a> Run<'a> {
                         break;
                     }
                     let ctx = self.context(start);
-                    if self.joined(&ctx, start, cut) <= max {
+                    let with_overlap = self.joined(&ctx, start, cut);
+                    if with_overlap <= max {
+                        (context, joined) = (ctx, with_overlap);
                         break;
                     }
                     k -= 1;
@@ -404,11 +424,8 @@ impl<'a> Run<'a> {
                     start = at;
                 }
             }
-            if start != at {
-                context = self.context(start);
-            }
             let count = input.count(start, cut);
-            let oversize = count > max || self.joined(&context, start, cut) > max;
+            let oversize = count > max || joined > max;
             let token_start = if input.n() == 0 {
                 0
             } else {

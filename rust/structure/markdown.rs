@@ -12,8 +12,6 @@
 //! (`docs/markdown.md`); offsets are byte offsets, and Markdown's syntax is
 //! ASCII, so the scan works on bytes.
 
-use std::collections::BTreeMap;
-
 /// A heading title is reported cut to this many characters (and flagged).
 pub const TITLE_CHARS: usize = 1000;
 
@@ -620,7 +618,8 @@ fn delimiter_cells(indent: usize, rest: &[u8], body: &[u8]) -> usize {
 struct Scanner<'a> {
     data: &'a [u8],
     lines: Vec<Line>,
-    cuts: BTreeMap<usize, (u8, u8)>,
+    /// Cut points as found (a position may come more than once; the best rank wins).
+    cuts: Vec<(usize, (u8, u8))>,
     out: Outline,
 }
 
@@ -643,10 +642,7 @@ impl<'a> Scanner<'a> {
     }
 
     fn cut(&mut self, at: usize, rank: (u8, u8)) {
-        let slot = self.cuts.entry(at).or_insert(rank);
-        if rank < *slot {
-            *slot = rank;
-        }
+        self.cuts.push((at, rank));
     }
 
     fn table_at(&self, i: usize) -> bool {
@@ -861,7 +857,10 @@ impl<'a> Scanner<'a> {
             }
             i = j;
         }
-        self.out.cuts = self.cuts.into_iter().collect();
+        // Sorted by position then rank, the first of each position is its best rank.
+        self.cuts.sort_unstable();
+        self.cuts.dedup_by_key(|c| c.0);
+        self.out.cuts = self.cuts;
         self.out
     }
 
@@ -1050,7 +1049,7 @@ pub fn scan(text: &str) -> Outline {
     Scanner {
         data,
         lines: split_lines(data),
-        cuts: BTreeMap::new(),
+        cuts: Vec::new(),
         out: Outline::default(),
     }
     .run()

@@ -25,6 +25,20 @@ COLUMNS = [
     ("wrong offsets", "wrong_offsets"),
     ("peak MB", "peak_mb"),
 ]
+# Shown when a Markdown chunker is in the table.
+MARKDOWN_COLUMNS = [
+    ("code cut", "code_cut"),
+    ("rows cut", "rows_cut"),
+    ("ends on heading", "heading_end"),
+]
+
+
+def _columns(results: Sequence[bench.Result]) -> list[tuple[str, str]]:
+    if any(r.code_cut is not None for r in results):
+        return COLUMNS[:-1] + MARKDOWN_COLUMNS + COLUMNS[-1:]
+    return COLUMNS
+
+
 LEGEND = (
     "MB/s: median of the runs, one thread; every run reads the same documents, so caches "
     "are warm. first pass MB/s: median of three runs, each in a fresh process, as on new "
@@ -33,7 +47,10 @@ LEGEND = (
     "none). lost: non-white-space characters of the text in no chunk (DelimiterMerge drops "
     "its delimiters by contract; those are not counted). U+FFFD: replacement characters "
     "introduced. wrong offsets: chunks whose reported offset does not slice their text (— "
-    "where none is reported). peak MB: resident memory a first pass adds at its peak (median)."
+    "where none is reported). peak MB: resident memory a first pass adds at its peak (median). "
+    "Markdown rows: over cap counts what is embedded (ferrochunk: context + text); code cut: "
+    "fenced code blocks that fit the cap but no chunk holds whole; rows cut: table rows no "
+    "chunk holds whole; ends on heading: chunks whose last line is a heading."
 )
 
 
@@ -146,33 +163,35 @@ def _cell(result: bench.Result, field: str) -> str:
 
 def markdown(results: Sequence[bench.Result]) -> str:
     """The table as Markdown (the form ``BENCHMARKS.md`` publishes)."""
+    columns = _columns(results)
     lines = [
-        "| " + " | ".join(h for h, _ in COLUMNS) + " |",
-        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(COLUMNS))) + "|",
+        "| " + " | ".join(h for h, _ in columns) + " |",
+        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(columns))) + "|",
     ]
     for r in results:
-        lines.append("| " + " | ".join(_cell(r, f) for _, f in COLUMNS) + " |")
+        lines.append("| " + " | ".join(_cell(r, f) for _, f in columns) + " |")
     return "\n".join(lines) + "\n"
 
 
 def _print_table(results: Sequence[bench.Result], title: str) -> None:
+    columns = _columns(results)
     try:
         from rich.console import Console
         from rich.table import Table
     except ImportError:
         print(title)
-        widths = [max(len(h), *(len(_cell(r, f)) for r in results)) for h, f in COLUMNS]
-        print("  ".join(h.ljust(w) for (h, _), w in zip(COLUMNS, widths, strict=True)))
+        widths = [max(len(h), *(len(_cell(r, f)) for r in results)) for h, f in columns]
+        print("  ".join(h.ljust(w) for (h, _), w in zip(columns, widths, strict=True)))
         for r in results:
-            cells = [_cell(r, f) for _, f in COLUMNS]
+            cells = [_cell(r, f) for _, f in columns]
             print("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)))
         return
     table = Table(title=title, title_justify="left")
-    for i, (header, _) in enumerate(COLUMNS):
+    for i, (header, _) in enumerate(columns):
         table.add_column(header, justify="left" if i == 0 else "right", overflow="fold")
     for r in results:
         style = "dim" if r.skipped else "red" if r.error else "bold" if r.kind == "native" else ""
-        table.add_row(*(_cell(r, f) for _, f in COLUMNS), style=style)
+        table.add_row(*(_cell(r, f) for _, f in columns), style=style)
     # Piped output keeps whole rows (rich would fold them at 80 columns).
     Console(width=None if sys.stdout.isatty() else 160).print(table)
 

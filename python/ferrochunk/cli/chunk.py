@@ -16,6 +16,7 @@ from ..config import (
     CleanRules,
     Config,
     DelimiterMerge,
+    Markdown,
     ParentChild,
     Recursive,
     SentenceWindows,
@@ -52,6 +53,7 @@ OPTIONS = {
         "joiner",
     },
     "sentence": {"safety_margin", "overlap_ratio"},
+    "markdown": {"overlap_tokens", "no_context"},
     "parent-child": {
         "overlap_tokens",
         "parent",
@@ -105,8 +107,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     how.add_argument(
         "--overlap-tokens",
         type=int,
-        help="windows, recursive, parent-child: tokens "
+        help="windows, recursive, parent-child, markdown: tokens "
         "repeated from the previous chunk (default 0)",
+    )
+    how.add_argument(
+        "--no-context",
+        action="store_const",
+        const=True,
+        help="markdown: no heading context; the cap counts the text alone",
     )
     how.add_argument(
         "--separator",
@@ -224,6 +232,8 @@ def build_config(args: argparse.Namespace) -> tuple[Config, CleanRules | None]:
         if args.joiner is not None:
             kwargs["joiner"] = unescape(args.joiner)
         return DelimiterMerge(args.max_tokens, **kwargs), None
+    if args.chunker == "markdown":
+        return Markdown(args.max_tokens, overlap_tokens=overlap, context=not args.no_context), None
     if args.chunker == "sentence":
         kwargs = {
             k: getattr(args, k)

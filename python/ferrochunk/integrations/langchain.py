@@ -16,10 +16,11 @@ from typing import Any
 
 from .._optional import require
 from .._validate import describe
-from ..config import Config, Recursive
+from ..config import Config, Markdown, Recursive
 from ..errors import ConfigError, ConfigTypeError
 from ..pipeline import _tokenizer, chunk, chunk_many
 from ..tokenizers import Tokenizer
+from ..types import Chunk
 from . import budget, require_config
 
 _splitters = require("langchain_text_splitters", "langchain")
@@ -70,7 +71,7 @@ def _embedded(encoding_name: str, model_name: str | None) -> str:
 
 
 class FerroTextSplitter(_splitters.TextSplitter):  # type: ignore[misc,name-defined]
-    """A LangChain ``TextSplitter`` that cuts with a ferrochunk config.
+    r"""A LangChain ``TextSplitter`` that cuts with a ferrochunk config.
 
     >>> import ferrochunk as fc
     >>> FerroTextSplitter(fc.TokenWindows(3)).split_text("One two three four five.")
@@ -87,6 +88,18 @@ class FerroTextSplitter(_splitters.TextSplitter):  # type: ignore[misc,name-defi
 
     ``chunk_size`` and ``chunk_overlap`` (in tokens) build a ``Recursive`` when no
     ``config`` is given, the way LangChain's splitters take them.
+
+    With a :class:`~ferrochunk.Markdown` config each document's metadata names its section
+    path as ``MarkdownHeaderTextSplitter`` does (``"Header 1"``, ``"Header 2"``, ...).
+    ``context_in_content=True`` puts the chunk's heading context in front of its text in
+    ``page_content`` (what an embedding model then sees, within the cap); ``start_index``
+    still points at the chunk's own text in the source, which begins after the context.
+
+    >>> import ferrochunk as fc
+    >>> doc = "# Guide\n\nRead this first.\n\n## Install\n\nRun the installer, then restart.\n"
+    >>> docs = FerroTextSplitter(fc.Markdown(16), context_in_content=True).split_text(doc)
+    >>> docs[1]
+    '# Guide\n\n## Install\n\nRun the installer, then restart.\n'
     """
 
     def __init__(
@@ -99,6 +112,7 @@ class FerroTextSplitter(_splitters.TextSplitter):  # type: ignore[misc,name-defi
         chunk_size: int | None = None,
         chunk_overlap: int | None = None,
         threads: int | None = 1,
+        context_in_content: bool = False,
     ) -> None:
         if config is None:
             config = Recursive(
@@ -118,6 +132,12 @@ class FerroTextSplitter(_splitters.TextSplitter):  # type: ignore[misc,name-defi
         self._config = config
         self._tokenizer = _tokenizer(config, tokenizer)
         self._add_token_count = _flag("add_token_count", add_token_count)
+        self._context_in_content = _flag("context_in_content", context_in_content)
+        if context_in_content and not isinstance(config, Markdown):
+            raise ConfigError(
+                "FerroTextSplitter.context_in_content needs a Markdown config, got "
+                f"{type(config).__name__}"
+            )
         self._threads = threads
         chunk_many([], config, threads=threads)  # checks threads now, not on the first call
         size, overlap = budget(config)
@@ -155,9 +175,12 @@ class FerroTextSplitter(_splitters.TextSplitter):  # type: ignore[misc,name-defi
         config = Recursive(chunk_size, overlap_tokens=chunk_overlap)
         return cls(config, tokenizer=tokenizer, **kwargs)
 
+    def _content(self, c: Chunk) -> str:
+        return c.metadata["context"] + c.text if self._context_in_content else c.text
+
     def split_text(self, text: str) -> list[str]:
-        """The chunk texts of ``text``."""
-        return [c.text for c in chunk(text, self._config, tokenizer=self._tokenizer)]
+        """The chunk texts of ``text`` (with their context, for ``context_in_content``)."""
+        return [self._content(c) for c in chunk(text, self._config, tokenizer=self._tokenizer)]
 
     def create_documents(
         self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
@@ -180,5 +203,7 @@ class FerroTextSplitter(_splitters.TextSplitter):  # type: ignore[misc,name-defi
                     metadata["start_index"] = c.char_start
                 if self._add_token_count:
                     metadata["token_count"] = c.token_count
-                documents.append(Document(page_content=c.text, metadata=metadata))
+                for level, title in c.metadata.get("headings", ()):
+                    metadata[f"Header {level}"] = title
+                documents.append(Document(page_content=self._content(c), metadata=metadata))
         return documents

@@ -16,10 +16,11 @@ from typing import Any
 
 from .._optional import require
 from .._validate import describe
-from ..config import Config, Recursive
+from ..config import Config, Markdown, Recursive
 from ..errors import ConfigTypeError
 from ..pipeline import _tokenizer, chunk_many
 from ..tokenizers import Tokenizer
+from ..types import Chunk
 from . import require_config
 
 _core = require("llama_index.core", "llama-index")
@@ -30,6 +31,24 @@ _pydantic = require("pydantic", "llama-index")
 __all__ = ["FerroNodeParser"]
 
 TOKEN_COUNT = "token_count"
+HEADER_PATH = "header_path"
+CONTEXT = "context"
+
+
+def _opens_with(text: str, level: int, title: str) -> bool:
+    """Whether ``text`` starts with the heading ``(level, title)`` (ATX or setext)."""
+    head = text.lstrip(" ")
+    if head.startswith("#" * level + " ") or head.rstrip("\r\n") == "#" * level:
+        return head[level:].strip(" \t").startswith(title)
+    return bool(title) and head.startswith(title.split("\n", 1)[0])
+
+
+def _header_path(c: Chunk) -> str:
+    """``MarkdownNodeParser``'s ``"/h1/h2/"``, less the heading the chunk opens with."""
+    headings = c.metadata["headings"]
+    if headings and _opens_with(c.text, *headings[-1]):
+        headings = headings[:-1]
+    return "/" + "".join(title + "/" for _, title in headings)
 
 
 class FerroNodeParser(_interface.NodeParser):  # type: ignore[misc,name-defined]
@@ -48,6 +67,14 @@ class FerroNodeParser(_interface.NodeParser):  # type: ignore[misc,name-defined]
     ``SOURCE`` relationship and ``PREVIOUS`` / ``NEXT`` links, the source's metadata, and
     ``metadata["token_count"]``, which is kept out of the embedding and LLM text. A
     ``ParentChild`` config gives its parents.
+
+    With a :class:`~ferrochunk.Markdown` config a node's ``metadata["header_path"]`` is its
+    section path as ``MarkdownNodeParser`` writes it (``"/Guide/Install/"``, or ``"/"``),
+    leaving out the heading the node's text opens with; ``metadata["context"]`` holds the
+    chunk's heading context. LlamaIndex embeds the metadata it is not told to leave out,
+    which would put tokens past the cap, so both keys are kept out of the embedding and LLM
+    text: the cap holds for what it embeds. To embed the heading path, embed
+    ``metadata["context"] + text`` yourself.
     """
 
     config: Any = _pydantic.Field(
@@ -97,14 +124,19 @@ class FerroNodeParser(_interface.NodeParser):  # type: ignore[misc,name-defined]
             base = node.start_char_idx if isinstance(node, _schema.TextNode) else None
             shift = base or 0
             source = {_schema.NodeRelationship.SOURCE: node.as_related_node_info()}
-            excluded = [TOKEN_COUNT]
+            structured = isinstance(self.config, Markdown)
+            excluded = [TOKEN_COUNT, *((HEADER_PATH, CONTEXT) if structured else ())]
             for i, c in enumerate(chunks):
+                metadata: dict[str, Any] = {TOKEN_COUNT: c.token_count}
+                if structured:
+                    metadata[HEADER_PATH] = _header_path(c)
+                    metadata[CONTEXT] = c.metadata["context"]
                 child = _schema.TextNode(
                     id_=self.id_func(i, node),
                     text=c.text,
                     start_char_idx=shift + c.char_start,
                     end_char_idx=shift + c.char_end,
-                    metadata={TOKEN_COUNT: c.token_count},
+                    metadata=metadata,
                     excluded_embed_metadata_keys=[*node.excluded_embed_metadata_keys, *excluded],
                     excluded_llm_metadata_keys=[*node.excluded_llm_metadata_keys, *excluded],
                     metadata_seperator=node.metadata_separator,

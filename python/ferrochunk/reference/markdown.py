@@ -5,16 +5,18 @@ The structure comes from :mod:`.markdown_scan`. Chunks are cut one after another
 
 * the chunk's **context** is its heading path (less the heading the chunk opens with), and
   a continued table's header and delimiter rows, shortened to half of ``max_tokens``;
-* the **content budget** is ``max_tokens - overlap_tokens - tokens(context)`` (at least 1);
-  if the rest of the text fits it, the rest is the chunk; otherwise the *window* is the
-  longest span from ``at`` that fits, and the chunk ends at the best allowed cut point in
-  it: the best rank (before a heading, higher levels first; after a thematic break;
-  between blocks; between list items or table rows; at a line), then a sentence end, then
-  a word start; the last one in the window of that rank. A cut point is not allowed inside
-  a unit (fence, front matter, list item, table row, heading) that fits the budget, nor
-  where the chunk would end on a heading with only blank lines after it; when no point
-  passes both rules, the units still stay whole and the heading rule is dropped. With
-  none, the chunk ends at the window's last token boundary that is a character boundary;
+* the **content budget** is ``max_tokens - overlap_tokens - tokens(context)`` (at least 1),
+  the **room** ``max_tokens - tokens(context)``; if the rest of the text fits the budget,
+  the rest is the chunk; otherwise the *window* is the longest span from ``at`` that fits,
+  and the chunk ends at the best allowed cut point in it: the best rank (before a heading,
+  higher levels first; after a thematic break; between blocks; between list items or table
+  rows; at a line), then a sentence end, then a word start; the last one in the window of
+  that rank. A cut point is not allowed inside a unit (fence, front matter, list item,
+  table row, heading) that fits the room, nor where the chunk would end on a heading with
+  only blank lines after it. With no allowed point the window widens to the room (the
+  chunk takes less overlap), then the heading rule is dropped (units still stay whole),
+  and last the chunk ends at the window's last token boundary that is a character
+  boundary;
 * the **cap**: ``tokens(context + text) <= max_tokens``, counted as one string; when the
   joined count is over, the budget shrinks by the excess and the chunk is cut again;
 * **overlap** extends a chunk backwards by whole tokens (within the cap), never before the
@@ -91,21 +93,19 @@ class _Cutter:
         return headings + table
 
     # -- where a chunk ends -------------------------------------------------------------
-    def _best(self, at: int, window_end: int, budget: int) -> int | None:
-        """The best allowed cut point in ``(at, window_end]``, or None."""
+    def _best(self, at: int, window_end: int, room: int, strict: bool) -> int | None:
+        """The best allowed cut point in ``(at, window_end]``, or None. Units that fit
+        ``room`` stay whole; ``strict``: no chunk ends on a heading either."""
         count = self.tokens.count
         fitting = [
-            (a, b)
-            for a, b in self.scan.units
-            if a < window_end and b > at and count(a, b) <= budget
+            (a, b) for a, b in self.scan.units if a < window_end and b > at and count(a, b) <= room
         ]
         headings = [h.end for h in self.scan.headings if at <= h.start and h.end <= window_end]
 
-        def whole(p: int) -> bool:
-            return not any(a < p < b for a, b in fitting)
-
-        def not_after_heading(p: int) -> bool:
-            for end in headings:
+        def allowed(p: int) -> bool:
+            if any(a < p < b for a, b in fitting):
+                return False
+            for end in headings if strict else ():
                 if end <= p:
                     blank = _BLANK.match(self.data, end, p)
                     if blank is not None and blank.end() == p:
@@ -114,31 +114,32 @@ class _Cutter:
 
         lo = bisect_right(self.cut_at, at)
         hi = bisect_right(self.cut_at, window_end)
-        ranked = sorted(self.cuts[lo:hi], key=lambda c: (c[1], -c[0]))
-        sentences = [m.end() for m in _SENTENCE.finditer(self.data, at, window_end)]
-        words = [m.end() for m in _WORD.finditer(self.data, at, window_end)]
-        # A unit that fits stays whole before a heading keeps its text: when a heading and
-        # the unit after it do not fit together, the heading ends its chunk.
-        for allowed in (lambda p: whole(p) and not_after_heading(p), whole):
-            for p, _ in ranked:
-                if allowed(p):
+        for p, _ in sorted(self.cuts[lo:hi], key=lambda c: (c[1], -c[0])):
+            if allowed(p):
+                return p
+        for pattern in (_SENTENCE, _WORD):
+            found = [m.end() for m in pattern.finditer(self.data, at, window_end)]
+            for p in reversed(found):
+                if at < p <= window_end and allowed(p):
                     return p
-            for found in (sentences, words):
-                for p in reversed(found):
-                    if at < p <= window_end and allowed(p):
-                        return p
         return None
 
-    def chunk_end(self, at: int, budget: int) -> int:
+    def chunk_end(self, at: int, budget: int, room: int) -> int:
+        """Where the chunk from ``at`` ends: ``budget`` is the room for content with the
+        overlap reserved, ``room`` without it. A unit that fits ``room`` but not the budget
+        is kept whole by taking the overlap's room (the chunk then takes less overlap)."""
         tokens, n = self.tokens, len(self.data)
         first = tokens.token_at(at)
+        # Before a heading may end a chunk, the wider window is tried; before units may be
+        # cut, the heading rule is dropped.
+        for strict in (True, False):
+            for size in dict.fromkeys((budget, room)):
+                if first + size >= tokens.n:
+                    return n
+                best = self._best(at, tokens.bound(first + size), room, strict)
+                if best is not None:
+                    return best
         overflow = first + budget
-        if overflow >= tokens.n:
-            return n
-        window_end = tokens.bound(overflow)
-        best = self._best(at, window_end, budget)
-        if best is not None:
-            return best
         for i in range(overflow, first, -1):
             b = tokens.bound(i)
             if b > at and tokens.boundary(b):
@@ -165,13 +166,16 @@ class _Cutter:
         while at < n:
             path = path_at(self.scan.headings, self.starts, at)
             context = self.context(at, path)
-            budget = max(1, self.max_tokens - self.overlap - self.count(context))
+            context_tokens = self.count(context)
+            budget = max(1, self.max_tokens - self.overlap - context_tokens)
+            room = max(budget, self.max_tokens - context_tokens)
             while True:
-                cut = self.chunk_end(at, budget)
+                cut = self.chunk_end(at, budget, room)
                 excess = self.joined(context, at, cut) - self.max_tokens
-                if excess <= 0 or budget == 1:
+                if excess <= 0 or room == 1:
                     break
                 budget = max(1, budget - excess)
+                room = max(budget, room - excess)
             start, k = at, 0
             opens = bool(path) and path[-1].start == at
             if prev is not None and self.overlap and not opens:
