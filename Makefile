@@ -67,7 +67,7 @@ fuzz: install-dev
 # scratch folder, so a run never edits the repository). cargo-fuzz needs nightly flags;
 # RUSTC_BOOTSTRAP lets the stable toolchain take them.
 FUZZ_TARGETS := windows recursive sentence_windows delimiter_merge parent_child \
-	stream_tokenizer tokenizer_paths scan packing cleaning
+	stream_tokenizer tokenizer_paths scan packing cleaning markdown
 FUZZ_SECONDS ?= 30
 FUZZ_TARGET_DIR ?= $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR)-fuzz,$(CURDIR)/fuzz/target)
 FUZZ_SCRATCH ?= $(CURDIR)/target/fuzz-scratch

@@ -82,10 +82,11 @@ def _smoke(config: pytest.Config) -> bool:
     return bool(config.getoption("benchmark_disable")) and not config.getoption("benchmark_enable")
 
 
-def _file(text: str, size: int) -> Path:
-    """``text`` repeated to about ``size`` bytes (whole characters), written once."""
+def _file(text: str, size: int, name: str = "multilingual") -> Path:
+    """``text`` repeated to about ``size`` bytes (whole characters), written once as
+    ``name``."""
     DATA.mkdir(parents=True, exist_ok=True)
-    path = DATA / f"multilingual-{size // MB}MB.txt"
+    path = DATA / f"{name}-{size // MB}MB.txt"
     if not path.exists():
         block = text.encode("utf-8")
         tmp = path.with_suffix(".tmp")

@@ -7,6 +7,7 @@
 #![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)]
 
 use crate::contracts::delimiter_merge::DelimiterConfig;
+use crate::contracts::markdown::{MarkdownConfig, MIN_TOKENS};
 use crate::contracts::merge::{merge, MergeStrategy};
 use crate::contracts::recursive::{Keep, RecursiveConfig};
 use crate::contracts::stream::{chunk_text, Batch, Pipeline, Tokens};
@@ -151,6 +152,14 @@ fn spec(kind: u8, b: &mut Bytes<'_>) -> (Spec, &'static str) {
             .unwrap();
             (Spec::Delimiter(cfg), "|")
         }
+        5 => {
+            let cfg = MarkdownConfig {
+                max_tokens: MIN_TOKENS + size * 4,
+                overlap_tokens: overlap,
+                context: picks % 5 != 0,
+            };
+            (Spec::Markdown(cfg), "")
+        }
         _ => (
             Spec::ParentChild {
                 parent: (picks % 4 != 0).then(|| recursive(size * 3, overlap)),
@@ -180,6 +189,59 @@ fn contract(kind: u8, data: &[u8]) {
         whole,
         "stream != whole"
     );
+}
+
+/// `Markdown`: the contract checks, plus the cap counting the context, chunks that
+/// cover the text in order, and heading paths that are paths (levels rise).
+pub fn markdown(data: &[u8]) {
+    contract(5, data);
+    let mut b = Bytes(data);
+    let (spec, _) = spec(5, &mut b);
+    let Spec::Markdown(cfg) = spec else {
+        unreachable!("kind 5 is Markdown")
+    };
+    let enc = if b.byte() % 2 == 0 {
+        Encoding::Cl100kBase
+    } else {
+        Encoding::O200kBase
+    };
+    let _seed = b.byte();
+    let text = b.text();
+    let tok = enc.load().expect("embedded");
+    let batch = chunk_text(&text, &spec, Tokens::Embedded(enc)).expect("chunk");
+    assert_eq!(batch.meta.len(), batch.table.len(), "one meta per row");
+    let mut covered = 0;
+    let mut from = 0;
+    for ((row, &end), meta) in batch.table.iter().zip(&batch.text_ends).zip(&batch.meta) {
+        let chunk = &batch.text[from..end as usize];
+        from = end as usize;
+        let (bs, be) = (row[4] as usize, row[5] as usize);
+        assert!(
+            bs <= covered && covered < be,
+            "chunks leave a gap or go back"
+        );
+        covered = be;
+        if row[8] == 0 {
+            let joined = format!("{}{chunk}", meta.context);
+            assert!(
+                tok.count(&joined) <= cfg.max_tokens,
+                "context + text over the cap"
+            );
+        }
+        if !cfg.context {
+            assert!(meta.context.is_empty(), "context when it is off");
+        }
+        let levels: Vec<u8> = meta.headings.iter().map(|h| h.0).collect();
+        assert!(
+            levels.windows(2).all(|w| w[0] < w[1]),
+            "path levels must rise"
+        );
+        assert!(
+            levels.iter().all(|&l| (1..=6).contains(&l)),
+            "heading level"
+        );
+    }
+    assert_eq!(covered, text.len(), "the chunks end before the text");
 }
 
 /// `TokenWindows`.
