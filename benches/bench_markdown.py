@@ -144,3 +144,4 @@ def test_markdown_chunk_file_peak_memory(benchmark, request, markdown_mb):
     result = benchmark.pedantic(_probe, (_MARKDOWN_PROBE, path, "markdown"), rounds=1, iterations=1)
     benchmark.extra_info["peak_rss_mb"] = round(result["peak"] / 2**20, 1)
     assert result["end"] == path.stat().st_size
+    assert result["peak"] < 300 * 2**20, f"peak RSS {result['peak'] / 2**20:.0f} MB"

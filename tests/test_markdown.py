@@ -476,3 +476,26 @@ def test_clean_refuses_remove_extra_spaces_but_takes_the_rest(backend):
     )
     assert "a@b.co" not in "".join(c.text for c in chunks)
     assert "    code   block" in chunks[0].text  # indentation and spaces kept
+
+
+@given(
+    st.lists(st.one_of(markdown_docs(), tricky_docs()), min_size=1, max_size=4),
+    CONFIG,
+    st.integers(1, 64),
+)
+def test_a_stream_in_small_pieces_equals_one_call(docs, config, step):
+    # The streaming cutter keeps only from the last block start; small pieces make it
+    # stop and start again at every kind of point.
+    text = "\n\n".join(docs)
+    pieces = [text[i : i + step] for i in range(0, len(text), step)]
+    assert list(fc.chunk_stream(pieces, config)) == fc.chunk(text, config, backend="reference")
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
+def test_corpus_streams_in_any_pieces(path):
+    text = _corpus(path, 200_000)
+    config = fc.Markdown(128, overlap_tokens=16)
+    whole = fc.chunk(text, config)
+    for step in (1_000, 7_919, 65_536):
+        pieces = (text[i : i + step] for i in range(0, len(text), step))
+        assert list(fc.chunk_stream(pieces, config)) == whole

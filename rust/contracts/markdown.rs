@@ -28,15 +28,22 @@
 //!    before the previous chunk's start or its own section's heading; a chunk
 //!    that opens a section takes none.
 //!
-//! The cutter reads the whole text before it cuts (its carry is the text), so
-//! streaming gives the same chunks as one call. `reference/markdown.py` is the
-//! twin, written from the same description (`docs/markdown.md`).
+//! Streaming: the cutter keeps the text from the start of a top-level block at
+//! or before the last chunk's start, with the section path there. Each time it
+//! scans that text again and cuts every chunk whose decisions only read text
+//! that can no longer change: before the last block seen (which more text may
+//! still extend, or turn into a setext heading) and before the tokens still
+//! open. So memory is about the longest top-level block plus a few windows, and
+//! the chunks are the same for every split of the input. When a try cuts
+//! nothing, the next waits until the kept text has doubled, which keeps the
+//! scans linear. `reference/markdown.py` is the twin, written from the same
+//! description (`docs/markdown.md`).
 
 use std::sync::Arc;
 
 use super::{ChunkMeta, Cutter, HeadingPath, Input, Row};
 use crate::error::{Error, Result};
-use crate::structure::markdown::{scan, Heading, Outline};
+use crate::structure::markdown::{scan_from, Heading, Outline};
 use crate::tokenizer::Tokenizer;
 
 /// The smallest cap: room for a heading path and some text.
@@ -76,7 +83,20 @@ impl MarkdownConfig {
 pub struct Markdown {
     cfg: MarkdownConfig,
     tok: &'static Tokenizer,
-    finished: bool,
+    /// Where the kept text starts: the document's start or a top-level block's,
+    /// at or before the last chunk's start; and the token that holds it.
+    from: usize,
+    from_token: usize,
+    /// Whether no block came before `from`.
+    first_block: bool,
+    /// The section path at `from`.
+    path: Vec<Heading>,
+    /// The next chunk's start, the last chunk's start, and the next row's index.
+    at: usize,
+    prev: Option<usize>,
+    index: u64,
+    /// The kept text's length when the last try cut nothing.
+    tried: usize,
 }
 
 impl Markdown {
@@ -87,79 +107,121 @@ impl Markdown {
         Ok(Markdown {
             cfg,
             tok,
-            finished: false,
+            from: 0,
+            from_token: 0,
+            first_block: true,
+            path: Vec::new(),
+            at: 0,
+            prev: None,
+            index: 0,
+            tried: 0,
         })
     }
 }
 
 impl Cutter for Markdown {
     fn cut(&mut self, input: &Input<'_>, out: &mut Vec<Row>) -> Result<()> {
-        if !input.done || self.finished {
+        let kept = input.end().saturating_sub(self.from);
+        if self.at >= input.end() && input.done || !input.done && kept < 2 * self.tried {
             return Ok(());
         }
-        self.finished = true;
-        Run::new(self.cfg, self.tok, input).chunks(out);
+        let before = out.len();
+        let mut run = Run::new(self, input);
+        run.chunks(self, out);
+        // Keep from the last block start at or before the last chunk's start (its
+        // overlap may reach back to it), with the section path there.
+        let keep = self.prev.unwrap_or(0);
+        let blocks = &run.outline.blocks;
+        let k = blocks.partition_point(|&b| b <= keep);
+        if k > 0 && blocks[k - 1] > self.from {
+            let from = blocks[k - 1];
+            for h in run.outline.headings.iter().take_while(|h| h.start < from) {
+                enter_path(&mut self.path, h);
+            }
+            self.first_block = false;
+            self.from = from;
+            self.from_token = input.token_at(from);
+        }
+        self.tried = if out.len() == before { kept } else { 0 };
         Ok(())
     }
 
     fn keep(&self) -> (usize, usize) {
-        (0, 0)
+        (self.from, self.from_token)
     }
 }
 
-/// One document's cut: the outline and the section path as `at` moves on.
+/// Adds heading `h` to a section path: it closes the open ones of its level and deeper.
+fn enter_path(path: &mut Vec<Heading>, h: &Heading) {
+    while path.last().is_some_and(|p| p.level >= h.level) {
+        path.pop();
+    }
+    path.push(h.clone());
+}
+
+/// One try: the kept text's outline, and the section path as `at` moves on.
 struct Run<'a> {
     cfg: MarkdownConfig,
     tok: &'static Tokenizer,
     input: &'a Input<'a>,
     data: &'a [u8],
+    base: usize,
     outline: Outline,
     /// Units sorted by start.
     units: Vec<(usize, usize)>,
     /// The section path at the current chunk start, and the next heading to enter.
-    path: Vec<usize>,
+    path: Vec<Heading>,
     next_heading: usize,
     /// The path shared by the chunks of one section.
     shared_path: Option<Arc<HeadingPath>>,
+    /// Decisions may read text before this byte (more input cannot change it).
+    limit: usize,
 }
 
 impl<'a> Run<'a> {
-    fn new(cfg: MarkdownConfig, tok: &'static Tokenizer, input: &'a Input<'a>) -> Self {
-        let outline = scan(input.text);
+    fn new(state: &Markdown, input: &'a Input<'a>) -> Self {
+        let text = &input.text[state.from - input.base..];
+        let outline = scan_from(text, state.from, state.from == 0, state.first_block);
         let mut units = outline.units.clone();
         units.sort_unstable();
+        // The last block may still grow (or become a setext heading), and the last
+        // tokens may still change.
+        let limit = if input.done {
+            usize::MAX
+        } else if outline.open_front_matter {
+            state.from // a closing `---` later would make it all front matter
+        } else {
+            let open = outline.blocks.last().copied().unwrap_or(state.from);
+            open.min(input.tokens_end)
+        };
         Run {
-            cfg,
-            tok,
+            cfg: state.cfg,
+            tok: state.tok,
             input,
             data: input.bytes(),
+            base: input.base,
             outline,
             units,
-            path: Vec::new(),
+            path: state.path.clone(),
             next_heading: 0,
             shared_path: None,
+            limit,
         }
     }
 
-    fn heading(&self, k: usize) -> &Heading {
-        &self.outline.headings[k]
+    /// The bytes `a..b` of the document.
+    fn bytes(&self, a: usize, b: usize) -> &'a [u8] {
+        &self.data[a - self.base..b - self.base]
     }
 
     /// Moves the section path to byte `at` (which only grows).
     fn enter(&mut self, at: usize) {
         let mut changed = false;
-        while self.next_heading < self.outline.headings.len()
-            && self.outline.headings[self.next_heading].start <= at
-        {
-            let level = self.outline.headings[self.next_heading].level;
-            while self
-                .path
-                .last()
-                .is_some_and(|&k| self.outline.headings[k].level >= level)
-            {
-                self.path.pop();
+        while let Some(h) = self.outline.headings.get(self.next_heading) {
+            if h.start > at {
+                break;
             }
-            self.path.push(self.next_heading);
+            enter_path(&mut self.path, h);
             self.next_heading += 1;
             changed = true;
         }
@@ -173,9 +235,7 @@ impl<'a> Run<'a> {
     }
 
     fn opens(&self, at: usize) -> bool {
-        self.path
-            .last()
-            .is_some_and(|&k| self.heading(k).start == at)
+        self.path.last().is_some_and(|h| h.start == at)
     }
 
     /// The context of a chunk starting at `at` (the path is the one at `at`).
@@ -188,32 +248,26 @@ impl<'a> Run<'a> {
         } else {
             &self.path[..]
         };
-        let mut lines: Vec<String> = shown
+        let lines: Vec<String> = shown
             .iter()
-            .map(|&k| {
-                let h = self.heading(k);
-                format!("{} {}\n", "#".repeat(usize::from(h.level)), h.title)
-            })
+            .map(|h| format!("{} {}\n", "#".repeat(usize::from(h.level)), h.title))
             .collect();
         let tables = &self.outline.tables;
         let t = tables.partition_point(|t| t.body <= at);
         let mut table = match t.checked_sub(1).map(|t| tables[t]) {
-            Some(t) if at < t.end => self.input.text[t.start..t.body].to_owned(),
+            Some(t) if at < t.end => self.input.slice(t.start, t.body).to_owned(),
             _ => String::new(),
         };
         let half = self.cfg.max_tokens / 2;
-        let mut from = 0;
         let mut headings = String::new();
-        while from < lines.len() {
+        for from in 0..lines.len() {
             headings = lines[from..].concat();
             headings.push('\n');
             if self.count(&headings) <= half {
                 break;
             }
-            from += 1;
             headings.clear();
         }
-        lines.clear();
         if !table.is_empty() && self.count(&(headings.clone() + &table)) > half {
             table.clear();
         }
@@ -227,9 +281,16 @@ impl<'a> Run<'a> {
         self.count(&s)
     }
 
-    /// The best allowed cut point in `(at, window_end]`. Units that fit `room`
-    /// stay whole; `strict`: no chunk ends on a heading either.
-    fn best(&self, at: usize, window_end: usize, room: usize, strict: bool) -> Option<usize> {
+    /// The best allowed cut point in `(at, window_end]`, and how far the search
+    /// read. Units that fit `room` stay whole; `strict`: no chunk ends on a
+    /// heading either.
+    fn best(
+        &self,
+        at: usize,
+        window_end: usize,
+        room: usize,
+        strict: bool,
+    ) -> (Option<usize>, usize) {
         let input = self.input;
         let first = input.token_at(at);
         // A unit that fits the room and holds a point after `at` starts at most `room`
@@ -251,24 +312,23 @@ impl<'a> Run<'a> {
         }
         // Points where the chunk would end on a heading: from a heading's end through
         // the blank lines after it.
-        let hs = &self.outline.headings;
-        let h_from = hs.partition_point(|h| h.start < at);
-        let after_heading: Vec<(usize, usize)> = if strict {
-            hs[h_from..]
-                .iter()
-                .take_while(|h| h.start < window_end)
-                .filter(|h| h.end <= window_end)
-                .map(|h| {
-                    let blank = self.data[h.end..]
+        let mut read = window_end;
+        let mut after_heading: Vec<(usize, usize)> = Vec::new();
+        if strict {
+            let hs = &self.outline.headings;
+            let h_from = hs.partition_point(|h| h.start < at);
+            for h in hs[h_from..].iter().take_while(|h| h.start < window_end) {
+                if h.end <= window_end {
+                    let blank = self
+                        .bytes(h.end, input.end())
                         .iter()
                         .take_while(|&&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
                         .count();
-                    (h.end, h.end + blank)
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
+                    after_heading.push((h.end, h.end + blank));
+                    read = read.max(h.end + blank + 1);
+                }
+            }
+        }
         let allowed = |p: usize| -> bool {
             let k = blocked.partition_point(|u| u.0 < p);
             if k > 0 && p < blocked[k - 1].1 {
@@ -283,25 +343,27 @@ impl<'a> Run<'a> {
         let mut ranked: Vec<(usize, (u8, u8))> = cuts[c_from..c_to].to_vec();
         ranked.sort_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0)));
         if let Some(&(p, _)) = ranked.iter().find(|&&(p, _)| allowed(p)) {
-            return Some(p);
+            return (Some(p), read);
         }
         // Sentences and words are looked for only when no structural point will do.
-        let window = &self.data[..window_end];
-        for found in [sentence_ends(window, at), word_starts(window, at)] {
-            if let Some(&p) = found.iter().rev().find(|&&p| p > at && allowed(p)) {
-                return Some(p);
+        let window = self.bytes(at, window_end);
+        for found in [sentence_ends(window), word_starts(window)] {
+            if let Some(p) = found.iter().rev().map(|&p| at + p).find(|&p| allowed(p)) {
+                return (Some(p), read);
             }
         }
-        None
+        (None, read)
     }
 
-    /// Where the chunk from `at` ends: `budget` is the room for content with the
-    /// overlap reserved, `room` without it. A unit that fits `room` but not the
+    /// Where the chunk from `at` ends, and how far the decision read; None while it
+    /// needs text that has not come yet. `budget` is the room for content with the
+    /// overlap reserved, `room` without it: a unit that fits `room` but not the
     /// budget is kept whole by taking the overlap's room (less overlap follows).
-    fn chunk_end(&self, at: usize, budget: usize, room: usize) -> usize {
+    fn chunk_end(&self, at: usize, budget: usize, room: usize) -> Option<(usize, usize)> {
         let input = self.input;
-        let n = self.data.len();
+        let end = input.end();
         let first = input.token_at(at);
+        let mut read = at;
         // Before a heading may end a chunk, the wider window is tried; before units
         // may be cut, the heading rule is dropped.
         let sizes: &[usize] = if room > budget {
@@ -312,10 +374,13 @@ impl<'a> Run<'a> {
         for strict in [true, false] {
             for &size in sizes {
                 if first + size >= input.n() {
-                    return n;
+                    // The rest fits, if nothing more comes.
+                    return input.done.then_some((end, end));
                 }
-                if let Some(p) = self.best(at, input.bound(first + size), room, strict) {
-                    return p;
+                let (p, seen) = self.best(at, input.bound(first + size), room, strict);
+                read = read.max(seen);
+                if let Some(p) = p {
+                    return Some((p, read));
                 }
             }
         }
@@ -323,16 +388,16 @@ impl<'a> Run<'a> {
         for i in (first + 1..=overflow).rev() {
             let b = input.bound(i);
             if b > at && input.is_char_boundary(b) {
-                return b;
+                return Some((b, read));
             }
         }
-        for i in overflow + 1..=input.n() {
+        for i in overflow + 1..input.n() {
             let b = input.bound(i);
             if b > at && input.is_char_boundary(b) {
-                return b;
+                return Some((b, read.max(b)));
             }
         }
-        n
+        input.done.then_some((end, end))
     }
 
     /// `at` moved back by `k` whole tokens, not before `lower`, then forward to a
@@ -364,14 +429,14 @@ impl<'a> Run<'a> {
                 let p: Arc<HeadingPath> = Arc::new(
                     self.path
                         .iter()
-                        .map(|&k| (self.heading(k).level, self.heading(k).title.clone()))
+                        .map(|h| (h.level, h.title.clone()))
                         .collect(),
                 );
                 self.shared_path = Some(Arc::clone(&p));
                 p
             }
         };
-        let truncated = self.path.iter().any(|&k| self.heading(k).truncated);
+        let truncated = self.path.iter().any(|h| h.truncated);
         Arc::new(ChunkMeta {
             headings: path,
             headings_truncated: truncated,
@@ -379,22 +444,25 @@ impl<'a> Run<'a> {
         })
     }
 
-    fn chunks(mut self, out: &mut Vec<Row>) {
+    /// Cuts chunks from `state.at` while their decisions only read settled text.
+    fn chunks(&mut self, state: &mut Markdown, out: &mut Vec<Row>) {
         let input = self.input;
         let (max, overlap) = (self.cfg.max_tokens, self.cfg.overlap_tokens);
-        let n = self.data.len();
-        let mut at = 0;
-        let mut prev: Option<usize> = None;
-        let mut index = 0u64;
-        while at < n {
+        let end = input.end();
+        while state.at < end {
+            let at = state.at;
             self.enter(at);
             let mut context = self.context(at);
             let context_tokens = self.count(&context);
             let mut budget = max.saturating_sub(overlap + context_tokens).max(1);
             let mut room = budget.max(max.saturating_sub(context_tokens));
+            let mut read = at;
             // Each count of context + text is a tokenization: keep the one that holds.
             let (cut, mut joined) = loop {
-                let cut = self.chunk_end(at, budget, room);
+                let Some((cut, seen)) = self.chunk_end(at, budget, room) else {
+                    return;
+                };
+                read = read.max(seen);
                 let joined = self.joined(&context, at, cut);
                 if joined <= max || room == 1 {
                     break (cut, joined);
@@ -402,9 +470,12 @@ impl<'a> Run<'a> {
                 budget = budget.saturating_sub(joined - max).max(1);
                 room = budget.max(room.saturating_sub(joined - max));
             };
+            if read >= self.limit || cut >= self.limit {
+                return; // more text could change this chunk
+            }
             let mut start = at;
-            if let Some(prev) = prev.filter(|_| overlap > 0 && !self.opens(at)) {
-                let section = self.path.last().map_or(0, |&k| self.heading(k).start);
+            if let Some(prev) = state.prev.filter(|_| overlap > 0 && !self.opens(at)) {
+                let section = self.path.last().map_or(0, |h| h.start);
                 let lower = prev.max(section);
                 let mut k = overlap.min(max.saturating_sub(input.count(at, cut)));
                 while k > 0 {
@@ -433,7 +504,7 @@ impl<'a> Run<'a> {
             };
             let meta = self.meta(context);
             out.push(Row {
-                index,
+                index: state.index,
                 token_start: token_start as u64,
                 token_end: (token_start + count) as u64,
                 byte_start: start,
@@ -442,9 +513,9 @@ impl<'a> Run<'a> {
                 meta: Some(meta),
                 ..Row::default()
             });
-            index += 1;
-            prev = Some(at);
-            at = cut;
+            state.index += 1;
+            state.prev = Some(at);
+            state.at = cut;
         }
     }
 }
@@ -457,12 +528,12 @@ fn starts_text(b: u8) -> bool {
     !matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
-/// Where sentences start after `at`: after `.`, `!` or `?` and their spaces, or
+/// Where sentences start in `data`: after `.`, `!` or `?` and their spaces, or
 /// after `。`, `！`, `？` and any spaces, before a character that is not white space.
-fn sentence_ends(data: &[u8], at: usize) -> Vec<usize> {
+fn sentence_ends(data: &[u8]) -> Vec<usize> {
     const CJK: [&[u8]; 3] = ["。".as_bytes(), "！".as_bytes(), "？".as_bytes()];
     let mut out = Vec::new();
-    let mut i = at;
+    let mut i = 0;
     while i < data.len() {
         let b = data[i];
         let after =
@@ -490,11 +561,11 @@ fn sentence_ends(data: &[u8], at: usize) -> Vec<usize> {
     out
 }
 
-/// Where words start after `at`: after a run of spaces or tabs, before a
+/// Where words start in `data`: after a run of spaces or tabs, before a
 /// character that is not white space.
-fn word_starts(data: &[u8], at: usize) -> Vec<usize> {
+fn word_starts(data: &[u8]) -> Vec<usize> {
     let mut out = Vec::new();
-    let mut i = at;
+    let mut i = 0;
     while i < data.len() {
         if !is_space(data[i]) {
             i += 1;

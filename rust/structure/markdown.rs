@@ -49,6 +49,39 @@ pub struct Outline {
     pub cuts: Vec<(usize, (u8, u8))>,
     pub units: Vec<(usize, usize)>,
     pub tables: Vec<Table>,
+    /// Where each top-level block starts: points where the scan can start again with
+    /// nothing open, so a stream can drop what came before.
+    pub blocks: Vec<usize>,
+    /// The document opens with `---` that nothing has closed yet: more text may
+    /// still make it front matter, so nothing after it is settled.
+    pub open_front_matter: bool,
+}
+
+impl Outline {
+    /// Every position moved `offset` bytes on.
+    fn shift(mut self, offset: usize) -> Self {
+        for h in &mut self.headings {
+            h.start += offset;
+            h.end += offset;
+        }
+        for c in &mut self.cuts {
+            c.0 += offset;
+        }
+        for u in &mut self.units {
+            *u = (u.0 + offset, u.1 + offset);
+        }
+        for t in &mut self.tables {
+            *t = Table {
+                start: t.start + offset,
+                body: t.body + offset,
+                end: t.end + offset,
+            };
+        }
+        for b in &mut self.blocks {
+            *b += offset;
+        }
+        self
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -709,11 +742,13 @@ impl<'a> Scanner<'a> {
         self.out.units.push((start, end));
     }
 
-    fn run(mut self) -> Outline {
+    /// `document_start`: the text opens the document (front matter may open it);
+    /// `first_block`: no block came before the text.
+    fn run(mut self, document_start: bool, first_block: bool) -> Outline {
         let n = self.lines.len();
         let mut i = 0;
-        let mut first_block = true;
-        if n > 0 && trim_end_spaces(self.body(0)) == b"---" {
+        let mut first_block = first_block;
+        if document_start && n > 0 && trim_end_spaces(self.body(0)) == b"---" {
             let close = (1..n).find(|&k| {
                 let b = trim_end_spaces(self.body(k));
                 b == b"---" || b == b"..."
@@ -722,6 +757,8 @@ impl<'a> Scanner<'a> {
                 self.out.units.push((0, self.line(close).end));
                 first_block = false;
                 i = close + 1;
+            } else {
+                self.out.open_front_matter = true;
             }
         }
         while i < n {
@@ -734,6 +771,7 @@ impl<'a> Scanner<'a> {
                 self.cut(line.start, (BLOCK, 0));
             }
             first_block = false;
+            self.out.blocks.push(line.start);
             let rest = self.rest(i);
             if line.indent > 3 {
                 let mut j = i + 1;
@@ -1045,6 +1083,13 @@ fn thematic_suffixes(s: &[u8]) -> Vec<bool> {
 
 /// The structure of `text` (see the module docs).
 pub fn scan(text: &str) -> Outline {
+    scan_from(text, 0, true, true)
+}
+
+/// The structure of `text`, which starts at byte `offset` of its document at a
+/// point where a top-level block starts (or the document's start): positions are
+/// the document's. `first_block`: no block came before `text`.
+pub fn scan_from(text: &str, offset: usize, document_start: bool, first_block: bool) -> Outline {
     let data = text.as_bytes();
     Scanner {
         data,
@@ -1052,7 +1097,8 @@ pub fn scan(text: &str) -> Outline {
         cuts: Vec::new(),
         out: Outline::default(),
     }
-    .run()
+    .run(document_start, first_block)
+    .shift(offset)
 }
 
 #[cfg(test)]
