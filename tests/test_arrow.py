@@ -19,6 +19,7 @@ CONFIGS = [
     fc.SentenceWindows(8),
     fc.DelimiterMerge(5, delimiters=("\n", ". "), child_delimiters=(",",), overlap=20),
     fc.ParentChild(fc.Recursive(12), child=fc.Recursive(4)),
+    fc.Markdown(16, overlap_tokens=2),
 ]
 DOCS = [
     "One sentence, then another. And a third\nline.",
@@ -26,6 +27,7 @@ DOCS = [
     "",
     "你好，世界。这是第二句。😀 emoji, too.",
     "word " * 40,
+    "# Title\n\nIntro words here.\n\n## Part\n\n| a | b |\n|---|---|\n| 1 | 2 |\n" * 3,
 ]
 
 

@@ -54,8 +54,14 @@ INT_FIELDS: list[tuple[str, Any, str]] = [
     ("Recursive.overlap_tokens", lambda v: fc.Recursive(8, overlap_tokens=v), "overlap_tokens"),
     ("DelimiterMerge.token_size", lambda v: fc.DelimiterMerge(v), "token_size"),
     ("SentenceWindows.max_tokens", lambda v: fc.SentenceWindows(v), "max_tokens"),
+    ("Markdown.max_tokens", lambda v: fc.Markdown(v), "max_tokens"),
+    ("Markdown.overlap_tokens", lambda v: fc.Markdown(64, overlap_tokens=v), "overlap_tokens"),
 ]
-OVERLAP_ZERO_OK = {"TokenWindows.overlap_tokens", "Recursive.overlap_tokens"}
+OVERLAP_ZERO_OK = {
+    "TokenWindows.overlap_tokens",
+    "Recursive.overlap_tokens",
+    "Markdown.overlap_tokens",
+}
 
 
 @pytest.mark.parametrize("value_name", list(BAD_NUMBERS))
@@ -72,6 +78,8 @@ def test_count_fields(name, build, field, value_name):
 @pytest.mark.parametrize("value", [np.int64(3), np.uint16(3), 3])
 @pytest.mark.parametrize(("name", "build", "field"), INT_FIELDS, ids=[f[0] for f in INT_FIELDS])
 def test_count_fields_accept_integers(name, build, field, value):
+    if name == "Markdown.max_tokens":
+        value = value * 8  # its minimum is 16; the same integer types
     config = build(value)
     assert type(getattr(config, field.split(".")[-1])) is int
 

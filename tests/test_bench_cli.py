@@ -4,6 +4,7 @@ counts what it says (checked with contenders that misbehave on purpose)."""
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -170,10 +171,15 @@ def test_markdown_quality_counts_what_a_splitter_breaks():
     from ferrochunk.audit import markdown_quality
 
     text = "# A\n\nintro\n\n```py\nx = 1\ny = 2\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
-    whole = markdown_quality([text], [[text]], 64)
-    assert (whole.code_cut, whole.rows_cut, whole.heading_end) == (0, 0, 0)
-    fence, row = text.index("y = 2"), text.index("| 1 | 2 |") + 4
-    broken = markdown_quality([text], [[text[:fence], text[fence:row], text[row:]]], 64)
-    assert (broken.code_cut, broken.rows_cut) == (1, 1)
-    on_heading = markdown_quality([text], [["# A\n\n", text[5:]]], 64)
-    assert on_heading.heading_end == 1
+    for located in (True, False):
+
+        def pieces(*cuts, located=located):
+            bounds = [0, *cuts, len(text)]
+            return [[(text[a:b], a if located else None) for a, b in pairwise(bounds)]]
+
+        whole = markdown_quality([text], pieces(), 64)
+        assert (whole.code_cut, whole.rows_cut, whole.heading_end) == (0, 0, 0)
+        fence, row = text.index("y = 2"), text.index("| 1 | 2 |") + 4
+        broken = markdown_quality([text], pieces(fence, row), 64)
+        assert (broken.code_cut, broken.rows_cut) == (1, 1)
+        assert markdown_quality([text], pieces(5), 64).heading_end == 1

@@ -58,6 +58,16 @@ def test_parquet_in_parquet_out(local_ray, tmp_path):
     assert _run(ray.data.read_parquet(str(src)), tmp_path) == _expected()
 
 
+def test_markdown_headings_cross_ray_as_the_table_does(local_ray, tmp_path):
+    rows = [{"id": i, "text": f"# Doc {i}\n\nBody text here.\n\n## Part\n\n" + "More. " * 30}
+            for i in range(6)]  # fmt: skip
+    config = fc.Markdown(24, overlap_tokens=2)
+    want = _sorted(chunk_table(pa.Table.from_pylist(rows), config, keep_columns=["id"]).to_pylist())
+    got = chunk_dataset(ray.data.from_items(rows), config, keep_columns=["id"]).take_all()
+    assert _sorted(got) == want
+    assert want[-1]["headings"] == [{"level": 1, "title": "Doc 5"}, {"level": 2, "title": "Part"}]
+
+
 def test_bad_arguments(local_ray):
     ds = ray.data.from_items(ROWS[:2])
     with pytest.raises(ConfigTypeError, match=r"ray\.data\.Dataset"):

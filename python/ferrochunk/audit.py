@@ -6,6 +6,7 @@ Used by ``scripts/lossless.py`` (every native config over the corpus), the test 
 
 from __future__ import annotations
 
+import bisect
 import functools
 import sys
 from collections.abc import Sequence
@@ -180,10 +181,12 @@ def _squeeze(text: str) -> str:
 
 
 def markdown_quality(
-    texts: Sequence[str], pieces: Sequence[Sequence[str]], cap: int
+    texts: Sequence[str], pieces: Sequence[Sequence[tuple[str, int | None]]], cap: int
 ) -> MarkdownQuality:
-    """Judged by an independent CommonMark parser (markdown-it-py, extra ``[bench]``):
-    white space is compared loosely, since some splitters rejoin lines."""
+    """Judged by an independent CommonMark parser (markdown-it-py, extra ``[bench]``).
+    A piece is ``(text, char offset)``; where a chunker reports no offset, blocks are
+    looked for in the pieces' text, with white space compared loosely (some splitters
+    rejoin lines)."""
     from ._optional import require
 
     markdown_it = require("markdown_it", "bench")
@@ -192,23 +195,40 @@ def markdown_quality(
     code = rows = heading = 0
     for text, chunks in zip(texts, pieces, strict=True):
         lines = text.splitlines(keepends=True)
-        held = [_squeeze(p) for p in chunks]
-        heading_lines: set[str] = set()
+        starts = [0]
+        for line in lines:
+            starts.append(starts[-1] + len(line))
+        located = all(start is not None for _, start in chunks)
+        spans = [(start or 0, (start or 0) + len(p)) for p, start in chunks]
+        held = [_squeeze(p) for p, _ in chunks]
+        heading_lines: set[int] = set()
         for t in parser.parse(text):
             if t.type == "heading_open" and t.level == 0 and t.map is not None:
                 # A setext heading's underline ends its lines; alone it is no heading.
                 end = t.map[1] - (t.markup in ("=", "-"))
-                heading_lines.update(_squeeze(x) for x in lines[t.map[0] : end])
+                heading_lines.update(range(t.map[0], end))
             if t.map is None or t.type not in ("fence", "tr_open"):
                 continue
-            block = "".join(lines[t.map[0] : t.map[1]])
+            a, b = starts[t.map[0]], starts[min(t.map[1], len(lines))]
+            block = text[a:b]
             if t.type == "fence" and tok.count(block) > cap:
                 continue
-            if not any(_squeeze(block) in p for p in held):
+            if located:
+                b = a + len(block.rstrip())
+                whole = any(s <= a and b <= e for s, e in spans)
+            else:
+                whole = any(_squeeze(block) in p for p in held)
+            if not whole:
                 code += t.type == "fence"
                 rows += t.type == "tr_open"
-        for p in chunks[:-1]:
-            tail = [line for line in p.splitlines() if line.strip()]
-            if tail and _squeeze(tail[-1]) in heading_lines:
-                heading += 1
+        heading_text = {_squeeze(lines[k]) for k in heading_lines}
+        for p, start in chunks[:-1]:
+            body = p.rstrip()
+            if not body:
+                continue
+            if start is not None:
+                last_line = bisect.bisect_right(starts, start + len(body) - 1) - 1
+                heading += last_line in heading_lines
+            else:
+                heading += _squeeze(body.splitlines()[-1]) in heading_text
     return MarkdownQuality(code, rows, heading)

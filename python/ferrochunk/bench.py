@@ -125,11 +125,6 @@ def _dict_pieces(out: Any) -> Pieces:
     return [(c["content"], None) for c in out]
 
 
-def _embedded_pieces(chunks: Any) -> Pieces:
-    """What a Markdown chunk sends to an embedding model: its context, then its text."""
-    return [(c.metadata["context"] + c.text, c.char_start) for c in chunks]
-
-
 _HEADERS = [("#" * k, f"Header {k}") for k in range(1, 7)]
 
 
@@ -335,8 +330,8 @@ def contenders(
     ]  # fmt: skip
     markdown = Markdown(size, overlap_tokens=over)
     rows.append(
-        Contender("markdown", "ferrochunk Markdown (context + text)", "native", _native(markdown),
-                  _embedded_pieces, size, "", markdown, markdown=True)
+        Contender("markdown", "ferrochunk Markdown", "native", _native(markdown),
+                  _chunk_pieces, size, "", markdown, markdown=True)
     )  # fmt: skip
     Build = Callable[[], Callable[[str], Any]]
 
@@ -512,6 +507,8 @@ def _measure(contender: Contender, texts: Sequence[str], fn: Callable[[str], Any
     if contender.config is not None:
         checked = audit_texts(texts, outputs, contender.config)
         lost, replacement, wrong = checked.lost, checked.replacement, checked.wrong_offsets
+        if isinstance(contender.config, Markdown):
+            over = checked.over_cap  # its cap counts the context with the text
     else:
         lost = sum(_lost(t, p) for t, p in zip(texts, pieces, strict=True))
         replacement = sum(_introduced(t, p) for t, p in zip(texts, pieces, strict=True))
@@ -519,8 +516,7 @@ def _measure(contender: Contender, texts: Sequence[str], fn: Callable[[str], Any
         wrong = None if any(w is None for w in wrongs) else sum(w or 0 for w in wrongs)
     structure = None
     if contender.markdown:
-        texts_of = [[p for p, _ in doc] for doc in pieces]
-        structure = markdown_quality(texts, texts_of, contender.cap or contender.max_tokens)
+        structure = markdown_quality(texts, pieces, contender.cap or contender.max_tokens)
     return Result(
         contender.key,
         contender.label,

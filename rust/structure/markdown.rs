@@ -924,6 +924,10 @@ impl<'a> Scanner<'a> {
             first_content = !is_blank(after);
             inner_leaf(after, None, false)
         };
+        // A fenced block inside the container is a unit too, from its opening line to
+        // its closing one (or the container's end).
+        let first_line = self.line(i);
+        let mut fence_start = track(&mut self.out.units, None, None, raw, first_line);
         let mut last = i;
         let mut j = i + 1;
         while j < n {
@@ -948,19 +952,26 @@ impl<'a> Scanner<'a> {
                 if line.indent <= 3 && rest.first() == Some(&b'>') {
                     inside = true;
                     empty = is_blank(&rest[1..]);
+                    let before = raw;
                     (para, raw) = inner_leaf(&rest[1..], raw, para);
+                    fence_start = track(&mut self.out.units, fence_start, before, raw, line);
                 } else if !empty && para && raw.is_none() && !self.ends_table(j) {
                     inside = true; // a lazy continuation of the quote's paragraph
                 }
             } else if line.indent >= column && !dead {
                 inside = true;
                 let body = self.body(j);
+                let before = raw;
                 (para, raw) = inner_leaf(&body[indent_bytes(body, column)..], raw, para);
+                fence_start = track(&mut self.out.units, fence_start, before, raw, line);
             } else if let Some((marker_end, k, _)) = list_marker(rest)
                 .filter(|&(_, k, _)| line.indent <= 3 && k == kind && !thematic(line.indent, rest))
             {
                 // The next item of the same list.
                 let (a, b) = (self.line(item_start).start, self.line(last).end);
+                if let Some(f) = fence_start {
+                    self.out.units.push((f, b));
+                }
                 self.out.units.push((a, b));
                 self.cut(line.start, (ITEM, 0));
                 item_start = j;
@@ -971,6 +982,7 @@ impl<'a> Scanner<'a> {
                 let after = &rest[marker_match_end(rest, marker_end)..];
                 first_content = !is_blank(after);
                 (para, raw) = inner_leaf(after, None, false);
+                fence_start = track(&mut self.out.units, None, None, raw, line);
                 dead = false;
                 last = j;
                 j += 1;
@@ -992,14 +1004,41 @@ impl<'a> Scanner<'a> {
             last = j;
             j += 1;
         }
+        let (a, b) = (self.line(item_start).start, self.line(last).end);
+        if let Some(f) = fence_start {
+            self.out.units.push((f, b));
+        }
+        // An item, or a whole block quote, stays whole while it fits.
+        self.out.units.push((a, b));
         if quote {
             j
         } else {
-            let (a, b) = (self.line(item_start).start, self.line(last).end);
-            self.out.units.push((a, b));
             last + 1
         }
     }
+}
+
+/// Where an open fenced block inside a container starts: set when `line` opens
+/// one; when it closes one, the block is added to `units`.
+fn track(
+    units: &mut Vec<(usize, usize)>,
+    start: Option<usize>,
+    before: Option<Raw<'_>>,
+    after: Option<Raw<'_>>,
+    line: Line,
+) -> Option<usize> {
+    let opened = matches!(after, Some(Raw::Fence(_)));
+    let was = matches!(before, Some(Raw::Fence(_)));
+    if opened && !was {
+        return Some(line.start);
+    }
+    if was && !opened {
+        if let Some(s) = start {
+            units.push((s, line.end));
+        }
+        return None;
+    }
+    start
 }
 
 /// After a container line whose content is `rest`: (a paragraph is open, the
@@ -1035,7 +1074,7 @@ fn inner_leaf<'a>(rest: &'a [u8], raw: Option<Raw<'a>>, para: bool) -> (bool, Op
                 false,
                 (!closes(leaf.indent, leaf.rest(), marker)).then_some(open),
             ),
-            Raw::Html(HtmlEnd::Blank) => (false, Some(open)),
+            Raw::Html(HtmlEnd::Blank) => (false, (!leaf.blank()).then_some(open)),
             Raw::Html(end) => (false, (!ends_html(end, leaf.body)).then_some(open)),
         };
     }

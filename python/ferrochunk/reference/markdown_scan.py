@@ -334,7 +334,7 @@ def _inner_leaf(rest: bytes, raw: Raw, para: bool = False) -> tuple[bool, Raw]:
         if kind == "fence":
             return False, (None if _closes(leaf, end) else raw)
         if end is None:
-            return False, raw  # until a blank line (the caller sees those)
+            return False, (None if leaf.blank else raw)  # until a blank line
         return False, (None if end.search(leaf.body) else raw)
     if leaf.blank:
         return False, None
@@ -515,6 +515,9 @@ def _container(lines: list[Line], i: int, column: int | None, out: Scan) -> int:
         kind = m.group(1) if m.re is _BULLET else m.group(2)
         para, fence = _inner_leaf(marker_rest[m.end() :], None)
         first_content = bool(marker_rest[m.end() :].strip(b" \t"))
+    # A fenced block inside the container is a unit too, from its opening line to its
+    # closing one (or the container's end).
+    fence_start = _track(out, None, None, fence, lines[i])
     last = i  # the last non-blank line of the current item
     j = i + 1
     while j < n:
@@ -534,7 +537,9 @@ def _container(lines: list[Line], i: int, column: int | None, out: Scan) -> int:
             if line.indent <= 3 and line.rest.startswith(b">"):
                 inside = True
                 empty = not line.rest[1:].strip(b" \t")
+                before = fence
                 para, fence = _inner_leaf(line.rest[1:], fence, para)
+                fence_start = _track(out, fence_start, before, fence, line)
             elif not empty and para and fence is None and not _ends_table(line):
                 inside = True  # a lazy continuation of the quote's open paragraph
         else:
@@ -542,7 +547,9 @@ def _container(lines: list[Line], i: int, column: int | None, out: Scan) -> int:
             if line.indent >= column and not dead:
                 inside = True
                 body = line.body[_indent_bytes(line.body, column) :]
+                before = fence
                 para, fence = _inner_leaf(body, fence, para)
+                fence_start = _track(out, fence_start, before, fence, line)
             elif (
                 (m := _BULLET.match(line.rest) or _ORDERED.match(line.rest)) is not None
                 and line.indent <= 3
@@ -550,6 +557,8 @@ def _container(lines: list[Line], i: int, column: int | None, out: Scan) -> int:
                 and not _thematic(line)
             ):
                 # The next item of the same list.
+                if fence_start is not None:
+                    out.units.append((fence_start, lines[last].end))
                 out.units.append((lines[item_start].start, lines[last].end))
                 out.cut(line.start, (ITEM, 0))
                 item_start = j
@@ -557,6 +566,7 @@ def _container(lines: list[Line], i: int, column: int | None, out: Scan) -> int:
                 assert new_column is not None
                 column = new_column
                 para, fence = _inner_leaf(line.rest[m.end() :], None)
+                fence_start = _track(out, None, None, fence, line)
                 first_content = bool(line.rest[m.end() :].strip(b" \t"))
                 dead = False
                 last = j
@@ -571,9 +581,24 @@ def _container(lines: list[Line], i: int, column: int | None, out: Scan) -> int:
         out.cut(line.start, (LINE, 0))
         last = j
         j += 1
-    if not quote:
-        out.units.append((lines[item_start].start, lines[last].end))
+    if fence_start is not None:
+        out.units.append((fence_start, lines[last].end))
+    # An item, or a whole block quote, stays whole while it fits.
+    out.units.append((lines[item_start].start, lines[last].end))
     return last + 1 if not quote else j
+
+
+def _track(out: Scan, start: int | None, before: Raw, after: Raw, line: Line) -> int | None:
+    """Where an open fenced block inside a container starts: set when ``line`` opens one;
+    when it closes one, the block is added as a unit."""
+    opened = after is not None and after[0] == "fence"
+    was = before is not None and before[0] == "fence"
+    if opened and not was:
+        return line.start
+    if was and not opened and start is not None:
+        out.units.append((start, line.end))
+        return None
+    return start
 
 
 def _nested_item(line: Line, column: int | None) -> bool:
