@@ -54,6 +54,11 @@ bench-peers: install-dev
 	$(PY) benches/peer_docs.py target/bench-docs
 	$(BIN)/ferrochunk bench target/bench-docs --markdown target/bench-peers.md \
 		--json target/bench-peers.json --plot target/bench-peers.png
+	# The Markdown rows on real Markdown.
+	$(PY) benches/peer_docs.py target/bench-md-docs --markdown
+	$(BIN)/ferrochunk bench target/bench-md-docs --max-tokens 512 --overlap-tokens 51 \
+		--chunkers markdown,recursive,langchain-markdown,text-splitter-markdown,llama-index-markdown \
+		--markdown target/bench-markdown-peers.md --json target/bench-markdown-peers.json
 	# MB/s against input size, from the streaming rows of `make bench`.
 	if [ -f target/bench.json ]; then \
 		$(PY) benches/plot_sizes.py target/bench.json target/sizes.png; fi

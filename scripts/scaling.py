@@ -36,6 +36,18 @@ HOSTILE_TEXTS: dict[str, Callable[[int], str]] = {
 }
 
 
+# Markdown's own hostile inputs: blocks that never end, and nesting on one line.
+MARKDOWN = fc.Markdown(512, overlap_tokens=51)
+MARKDOWN_TEXTS: dict[str, Callable[[int], str]] = {
+    "an unclosed fence": lambda n: "```\n" + "x = 1\n" * (n // 6),
+    "one line": lambda n: "word " * (n // 5),
+    "one table": lambda n: "| a | b |\n|---|---|\n" + "| 1 | 2 |\n" * (n // 10),
+    "only headings": lambda n: "".join(f"{'#' * (k % 6 + 1)} h{k}\n" for k in range(n // 8)),
+    "nested quotes on one line": lambda n: ">" * n + " x\n",
+    "nested list markers on one line": lambda n: "- " * (n // 2) + "x\n",
+}
+
+
 def _bound(fn: Callable[..., object], *args: object, **kwargs: object) -> Callable[[], object]:
     """``fn(*args)`` with the inputs built before the clock starts."""
     return lambda: fn(*args, **kwargs)
@@ -52,6 +64,14 @@ def _cases() -> list[Case]:
                     lambda n, make=make, config=config: _bound(fc.chunk, make(n), config),
                 )
             )
+    for text_name, make in MARKDOWN_TEXTS.items():
+        cases.append(
+            (
+                f"`Markdown` on {text_name}",
+                2_500_000,
+                lambda n, make=make: _bound(fc.chunk, make(n), MARKDOWN),
+            )
+        )
     urls = fc.CleanRules(remove_urls_emails=True)
     rule = {"rules": {"pre_processing_rules": [{"id": "remove_urls_emails", "enabled": True}]}}
     cases += [
