@@ -499,3 +499,15 @@ def test_corpus_streams_in_any_pieces(path):
     for step in (1_000, 7_919, 65_536):
         pieces = (text[i : i + step] for i in range(0, len(text), step))
         assert list(fc.chunk_stream(pieces, config)) == whole
+
+
+def test_a_line_that_becomes_a_table_header_when_the_next_line_arrives():
+    # "# x | y |" is an ATX heading until a delimiter row follows, when it is a table's
+    # header: a stream must not settle the line before the next one is complete (fuzz find).
+    text = "intro\n# " + "x " * 40 + "| y |\n|---|:-:|\n| 1 | 2 |\n\n" + "Body text here. " * 20
+    config = fc.Markdown(20)
+    whole = fc.chunk(text, config)
+    assert all(c.metadata["headings"] == () for c in whole)
+    for step in (1, 2, 3, 7):
+        pieces = [text[i : i + step] for i in range(0, len(text), step)]
+        assert list(fc.chunk_stream(pieces, config)) == whole

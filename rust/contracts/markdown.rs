@@ -31,9 +31,9 @@
 //! Streaming: the cutter keeps the text from the start of a top-level block at
 //! or before the last chunk's start, with the section path there. Each time it
 //! scans that text again and cuts every chunk whose decisions only read text
-//! that can no longer change: before the last block seen (which more text may
-//! still extend, or turn into a setext heading) and before the tokens still
-//! open. So memory is about the longest top-level block plus a few windows, and
+//! that can no longer change: before the block that holds the second-to-last
+//! complete line (more text may still extend it, turn it into a setext heading,
+//! or make its line a table header) and before the tokens still open. So memory is about the longest top-level block plus a few windows, and
 //! the chunks are the same for every split of the input. When a try cuts
 //! nothing, the next waits until the kept text has doubled, which keeps the
 //! scans linear. `reference/markdown.py` is the twin, written from the same
@@ -184,15 +184,14 @@ impl<'a> Run<'a> {
         let outline = scan_from(text, state.from, state.from == 0, state.first_block);
         let mut units = outline.units.clone();
         units.sort_unstable();
-        // The last block may still grow (or become a setext heading), and the last
-        // tokens may still change.
+        // The last blocks may still grow (or become a setext heading, or a table),
+        // and the last tokens may still change.
         let limit = if input.done {
             usize::MAX
         } else if outline.open_front_matter {
             state.from // a closing `---` later would make it all front matter
         } else {
-            let open = outline.blocks.last().copied().unwrap_or(state.from);
-            open.min(input.tokens_end)
+            outline.settled.max(state.from).min(input.tokens_end)
         };
         Run {
             cfg: state.cfg,

@@ -55,6 +55,11 @@ pub struct Outline {
     /// The document opens with `---` that nothing has closed yet: more text may
     /// still make it front matter, so nothing after it is settled.
     pub open_front_matter: bool,
+    /// Where what more text could change begins, for a text that may go on: the
+    /// start of the block holding the second-to-last complete line. A line's kind
+    /// can depend on the line after it (a table's delimiter row), and the last line
+    /// may be incomplete, so everything before that block is final.
+    pub settled: usize,
 }
 
 impl Outline {
@@ -80,6 +85,7 @@ impl Outline {
         for b in &mut self.blocks {
             *b += offset;
         }
+        self.settled += offset;
         self
     }
 }
@@ -895,6 +901,18 @@ impl<'a> Scanner<'a> {
             }
             i = j;
         }
+        // The lines before `unknown` are complete; the kind of the line before it may
+        // still depend on it.
+        let ends_line = self.lines.last().is_some_and(|l| l.end > l.body_end);
+        let unknown = if ends_line { n } else { n.saturating_sub(1) };
+        self.out.settled = match unknown.checked_sub(2) {
+            Some(k) => {
+                let at = self.line(k).start;
+                let b = self.out.blocks.partition_point(|&b| b <= at);
+                b.checked_sub(1).map_or(0, |b| self.out.blocks[b])
+            }
+            None => 0,
+        };
         // Sorted by position then rank, the first of each position is its best rank.
         self.cuts.sort_unstable();
         self.cuts.dedup_by_key(|c| c.0);
