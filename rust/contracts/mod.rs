@@ -94,6 +94,32 @@ impl Input<'_> {
     pub fn is_char_boundary(&self, at: usize) -> bool {
         at >= self.end() || self.text.is_char_boundary(at - self.base)
     }
+
+    /// Where a window of tokens `first..last` from byte `at` may end: the last
+    /// token boundary after `at` that is a character boundary, else the first one
+    /// after the window (then the window runs over), else None.
+    pub fn char_cut(&self, at: usize, first: usize, last: usize) -> Option<usize> {
+        let ok = |&b: &usize| b > at && self.is_char_boundary(b);
+        (first + 1..=last)
+            .rev()
+            .map(|i| self.bound(i))
+            .find(ok)
+            .or_else(|| (last + 1..=self.n()).map(|i| self.bound(i)).find(ok))
+    }
+
+    /// `start` moved later to a token boundary that is a character boundary, but
+    /// never past `at` (an overlap's start must fall on a character).
+    pub fn char_start(&self, mut start: usize, at: usize) -> usize {
+        while start < at && !self.is_char_boundary(start) {
+            let next = self.token_at(start) + 1;
+            start = if next < self.n() {
+                self.bound(next).min(at)
+            } else {
+                at
+            };
+        }
+        start
+    }
 }
 
 /// One chunk as a cutter emits it, in absolute byte and token offsets.

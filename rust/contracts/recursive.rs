@@ -206,18 +206,9 @@ impl Recursive {
             return Step::Chunk(cut);
         }
         // No separator: whole tokens, cut at a character boundary.
-        let back = (first + 1..=overflow)
-            .rev()
-            .map(|i| input.bound(i))
-            .find(|&b| b > at && input.is_char_boundary(b));
-        if let Some(b) = back {
-            return Step::Chunk(b);
-        }
-        let forward = (overflow + 1..=n)
-            .map(|i| input.bound(i))
-            .find(|&b| b > at && input.is_char_boundary(b));
-        match forward {
-            Some(b) if b < limit => Step::Chunk(b),
+        // A cut inside the window is final; one past it only when more text is known.
+        match input.char_cut(at, first, overflow) {
+            Some(b) if b <= input.bound(overflow) || b < limit => Step::Chunk(b),
             _ if matches!(segment, SegmentEnd::At(_)) => Step::Chunk(limit),
             _ => Step::Wait,
         }
@@ -267,15 +258,7 @@ impl Recursive {
                 } else {
                     input.bound(first - k).max(prev_at)
                 };
-                // Move later to a character boundary (never past the content start).
-                while start < at && !input.is_char_boundary(start) {
-                    let next = input.token_at(start) + 1;
-                    start = if next < input.n() {
-                        input.bound(next).min(at)
-                    } else {
-                        at
-                    };
-                }
+                start = input.char_start(start, at);
             }
         }
         let count = input.count(start, cut);

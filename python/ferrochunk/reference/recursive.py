@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from ._offsets import byte_to_char, is_char_boundary
@@ -69,6 +70,24 @@ class Tokens:
 
     def boundary(self, at: int) -> bool:
         return is_char_boundary(self.data, at)
+
+    def char_cut(self, at: int, first: int, last: int) -> int | None:
+        """Where a window of tokens ``first..last`` from byte ``at`` may end: the last token
+        boundary after ``at`` that is a character boundary, else the first one after the
+        window, else None."""
+        for i in chain(range(last, first, -1), range(last + 1, self.n + 1)):
+            b = self.bound(i)
+            if b > at and self.boundary(b):
+                return b
+        return None
+
+    def char_start(self, start: int, at: int) -> int:
+        """``start`` moved later to a token boundary that is a character boundary, never
+        past ``at``."""
+        while start < at and not self.boundary(start):
+            nxt = self.token_at(start) + 1
+            start = min(self.bound(nxt), at) if nxt < self.n else at
+        return start
 
 
 def _segments(data: bytes, lo: int, hi: int, fixed: bytes, keep_end: bool) -> list[tuple[int, int]]:
@@ -129,15 +148,8 @@ def cut_spans(tokens: Tokens, lo: int, config: Recursive) -> list[Span]:
         cut = _separator_cut(data, at, window_end, seps, keep_end)
         if cut is not None:
             return cut
-        for i in range(overflow, first, -1):
-            b = tokens.bound(i)
-            if b > at and tokens.boundary(b):
-                return b
-        for i in range(overflow + 1, tokens.n + 1):
-            b = tokens.bound(i)
-            if b > at and tokens.boundary(b):
-                return min(b, seg_end)
-        return seg_end
+        b = tokens.char_cut(at, first, overflow)
+        return seg_end if b is None else min(b, seg_end)
 
     out: list[Span] = []
     prev: tuple[int, int] | None = None  # previous content start and its token
@@ -154,9 +166,7 @@ def cut_spans(tokens: Tokens, lo: int, config: Recursive) -> list[Span]:
                     start = (
                         prev_at if first - k < prev_token else max(tokens.bound(first - k), prev_at)
                     )
-                    while start < at and not tokens.boundary(start):
-                        nxt = tokens.token_at(start) + 1
-                        start = min(tokens.bound(nxt), at) if nxt < tokens.n else at
+                    start = tokens.char_start(start, at)
             count = tokens.count(start, cut)
             ts = tokens.token_at(start) if tokens.n else 0
             out.append((ts, ts + count, start, cut, count > max_tokens))
