@@ -240,6 +240,8 @@ TRICKY = st.sampled_from(
         "-->",
         "<pre>",
         "</pre>",
+        "<SCRIPT>",
+        "x</Style>y",
         "<x-y a='1'>",
         "| a | b |",
         "|---|---|",
@@ -511,3 +513,27 @@ def test_a_line_that_becomes_a_table_header_when_the_next_line_arrives():
     for step in (1, 2, 3, 7):
         pieces = [text[i : i + step] for i in range(0, len(text), step)]
         assert list(fc.chunk_stream(pieces, config)) == whole
+
+
+def test_a_raw_html_block_ends_at_any_raw_end_tag(backend):
+    # CommonMark: a <pre>/<script>/<style>/<textarea> block ends at the first line holding
+    # any of their end tags, matching or not (a native/reference divergence, review find).
+    text = "<pre>\ncode\n</SCRIPT>\n# Heading\n\n" + "some words here. " * 30
+    chunks = fc.chunk(text, fc.Markdown(16), backend=backend)
+    assert chunks[-1].metadata["headings"] == ((1, "Heading"),)
+    assert chunks == fc.chunk(text, fc.Markdown(16), backend="reference")
+
+
+def test_a_block_after_a_heading_that_fits_the_cap_stays_whole(backend):
+    # A heading and its code block each fit, but not together: the heading ends its chunk,
+    # and the next chunk's context gives up path lines so the block stays whole.
+    code = "```\n" + "".join(f"value_{i} = compute({i})\n" for i in range(9)) + "```\n"
+    text = "# Guide\n\nIntro words.\n\n## Build step\n\n" + code + "\nAfter.\n"
+    config = fc.Markdown(78)
+    assert CL100K.count("## Build step\n\n" + code) > 78 >= CL100K.count(code)
+    assert CL100K.count("# Guide\n## Build step\n\n" + code) > 78
+    chunks = fc.chunk(text, config, backend=backend)
+    holder = next(c for c in chunks if "value_0" in c.text)
+    assert code in holder.text
+    assert CL100K.count(holder.metadata["context"] + holder.text) <= 78
+    assert holder.metadata["headings"] == ((1, "Guide"), (2, "Build step"))

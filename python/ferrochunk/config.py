@@ -534,8 +534,10 @@ class Markdown:
     Chunks end where Markdown's structure allows, best first: before a heading (higher
     levels first), after a thematic break, between blocks, between list items or table
     rows, at a line, at a sentence, at a word, at a character boundary. A fenced code
-    block, a table row or a list item is never cut while it fits; a chunk never ends on a
-    heading whose text went to the next chunk. ``metadata["headings"]`` is the section path
+    block, a table row or a list item that fits ``max_tokens`` starts its own chunk rather
+    than be cut (that chunk's context gives way); a chunk ends on a heading whose text went
+    to the next chunk only when the heading and the block after it fit apart but not
+    together. ``metadata["headings"]`` is the section path
     where the chunk starts, as ``(level, title)`` pairs, outermost first. See
     ``docs/markdown.md`` for the whole contract.
 

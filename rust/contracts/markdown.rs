@@ -257,20 +257,36 @@ impl<'a> Run<'a> {
             Some(t) if at < t.end => self.input.slice(t.start, t.body).to_owned(),
             _ => String::new(),
         };
-        let half = self.cfg.max_tokens / 2;
+        let max = self.cfg.max_tokens;
+        let mut limit = max / 2;
+        // A unit opening the chunk that fits max_tokens alone gets room beside its context.
+        if let Some((_, tokens)) = self.opening_unit(at) {
+            limit = limit.min(max - tokens);
+        }
         let mut headings = String::new();
         for from in 0..lines.len() {
             headings = lines[from..].concat();
             headings.push('\n');
-            if self.count(&headings) <= half {
+            if self.count(&headings) <= limit {
                 break;
             }
             headings.clear();
         }
-        if !table.is_empty() && self.count(&(headings.clone() + &table)) > half {
+        if !table.is_empty() && self.count(&(headings.clone() + &table)) > limit {
             table.clear();
         }
         headings + &table
+    }
+
+    /// The largest unit starting at `at` that fits `max_tokens` alone: its end and tokens.
+    fn opening_unit(&self, at: usize) -> Option<(usize, usize)> {
+        let lo = self.units.partition_point(|u| u.0 < at);
+        let hi = self.units.partition_point(|u| u.0 <= at);
+        self.units[lo..hi]
+            .iter()
+            .map(|&(a, b)| (b, self.input.count(a, b)))
+            .filter(|&(_, n)| n <= self.cfg.max_tokens)
+            .max_by_key(|&(_, n)| n)
     }
 
     fn joined(&self, context: &str, a: usize, b: usize) -> usize {
@@ -300,8 +316,11 @@ impl<'a> Run<'a> {
         // Points strictly inside a fitting unit: the union of the units as open
         // intervals, merged where they overlap, so one search answers.
         let mut blocked: Vec<(usize, usize)> = Vec::new();
+        // A unit starting after `at` that fits max_tokens gets its own chunk, whose
+        // context is shortened to make room for it (see `context`).
         for &(a, b) in &self.units[from..to] {
-            if b <= at || input.count(a, b) > room {
+            let fits = if a > at { self.cfg.max_tokens } else { room };
+            if b <= at || input.count(a, b) > fits {
                 continue;
             }
             match blocked.last_mut() {
@@ -383,20 +402,10 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        let overflow = first + budget;
-        for i in (first + 1..=overflow).rev() {
-            let b = input.bound(i);
-            if b > at && input.is_char_boundary(b) {
-                return Some((b, read));
-            }
-        }
-        for i in overflow + 1..input.n() {
-            let b = input.bound(i);
-            if b > at && input.is_char_boundary(b) {
-                return Some((b, read.max(b)));
-            }
-        }
-        input.done.then_some((end, end))
+        input
+            .char_cut(at, first, first + budget)
+            .map(|b| (b, read.max(b)))
+            .or(input.done.then_some((end, end)))
     }
 
     /// `at` moved back by `k` whole tokens, not before `lower`, then forward to a
@@ -409,16 +418,7 @@ impl<'a> Run<'a> {
         } else {
             0
         };
-        let mut start = target.max(lower);
-        while start < at && !input.is_char_boundary(start) {
-            let next = input.token_at(start) + 1;
-            start = if next < input.n() {
-                input.bound(next).min(at)
-            } else {
-                at
-            };
-        }
-        start
+        input.char_start(target.max(lower), at)
     }
 
     fn meta(&mut self, context: String) -> Arc<ChunkMeta> {
@@ -455,7 +455,8 @@ impl<'a> Run<'a> {
             let context_tokens = self.count(&context);
             let mut budget = max.saturating_sub(overlap + context_tokens).max(1);
             let mut room = budget.max(max.saturating_sub(context_tokens));
-            let mut read = at;
+            // The context depends on the whole of a unit that opens the chunk.
+            let mut read = self.opening_unit(at).map_or(at, |(b, _)| b);
             // Each count of context + text is a tokenization: keep the one that holds.
             let (cut, mut joined) = loop {
                 let Some((cut, seen)) = self.chunk_end(at, budget, room) else {
@@ -469,9 +470,6 @@ impl<'a> Run<'a> {
                 budget = budget.saturating_sub(joined - max).max(1);
                 room = budget.max(room.saturating_sub(joined - max));
             };
-            if read >= self.limit || cut >= self.limit {
-                return; // more text could change this chunk
-            }
             let mut start = at;
             if let Some(prev) = state.prev.filter(|_| overlap > 0 && !self.opens(at)) {
                 let section = self.path.last().map_or(0, |h| h.start);
@@ -483,6 +481,7 @@ impl<'a> Run<'a> {
                         break;
                     }
                     let ctx = self.context(start);
+                    read = read.max(self.opening_unit(start).map_or(at, |(b, _)| b));
                     let with_overlap = self.joined(&ctx, start, cut);
                     if with_overlap <= max {
                         (context, joined) = (ctx, with_overlap);
@@ -493,6 +492,9 @@ impl<'a> Run<'a> {
                 if k == 0 {
                     start = at;
                 }
+            }
+            if read >= self.limit || cut >= self.limit {
+                return; // more text could change this chunk
             }
             let count = input.count(start, cut);
             let oversize = count > max || joined > max;

@@ -368,7 +368,10 @@ fn list_item(indent: usize, rest: &[u8], interrupting: bool) -> Option<usize> {
 /// An HTML block's end: a marker to search for, or the next blank line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum HtmlEnd {
-    Marker(&'static [u8], bool),
+    /// Any of `</script>`, `</pre>`, `</style>`, `</textarea>`: CommonMark does not require
+    /// the end tag to match the start tag.
+    RawText,
+    Marker(&'static [u8]),
     Blank,
 }
 
@@ -535,27 +538,21 @@ fn html(indent: usize, rest: &[u8], interrupting: bool) -> Option<HtmlEnd> {
         if starts_with_ci(&rest[1..], tag) {
             let next = rest.get(1 + tag.len());
             if next.is_none_or(|&b| is_html_space(b) || b == b'>') {
-                let end: &'static [u8] = match tag {
-                    b"script" => b"</script>",
-                    b"pre" => b"</pre>",
-                    b"style" => b"</style>",
-                    _ => b"</textarea>",
-                };
-                return Some(HtmlEnd::Marker(end, true));
+                return Some(HtmlEnd::RawText);
             }
         }
     }
     if rest.starts_with(b"<!--") {
-        return Some(HtmlEnd::Marker(b"-->", false));
+        return Some(HtmlEnd::Marker(b"-->"));
     }
     if rest.starts_with(b"<?") {
-        return Some(HtmlEnd::Marker(b"?>", false));
+        return Some(HtmlEnd::Marker(b"?>"));
     }
     if rest.starts_with(b"<!") && rest.get(2).is_some_and(u8::is_ascii_alphabetic) {
-        return Some(HtmlEnd::Marker(b">", false));
+        return Some(HtmlEnd::Marker(b">"));
     }
     if rest.starts_with(b"<![CDATA[") {
-        return Some(HtmlEnd::Marker(b"]]>", false));
+        return Some(HtmlEnd::Marker(b"]]>"));
     }
     let name_at = if rest.get(1) == Some(&b'/') { 2 } else { 1 };
     let run = rest[name_at..]
@@ -578,17 +575,12 @@ fn html(indent: usize, rest: &[u8], interrupting: bool) -> Option<HtmlEnd> {
     (!interrupting && lone_tag(rest)).then_some(HtmlEnd::Blank)
 }
 
-fn html_ends(end: &'static [u8], case_insensitive: bool, body: &[u8]) -> bool {
-    if case_insensitive {
-        contains_ci(body, end)
-    } else {
-        body.windows(end.len()).any(|w| w == end)
-    }
-}
-
 fn ends_html(end: HtmlEnd, body: &[u8]) -> bool {
     match end {
-        HtmlEnd::Marker(m, ci) => html_ends(m, ci, body),
+        HtmlEnd::RawText => [&b"</script>"[..], b"</pre>", b"</style>", b"</textarea>"]
+            .iter()
+            .any(|m| contains_ci(body, m)),
+        HtmlEnd::Marker(m) => body.windows(m.len()).any(|w| w == m),
         HtmlEnd::Blank => false,
     }
 }
@@ -1199,6 +1191,16 @@ mod tests {
         assert_eq!(headings(text), [h(1, "top")]);
         // An unclosed fence runs to the end.
         assert_eq!(headings("~~~\n# a\n# b\n"), []);
+    }
+
+    #[test]
+    fn raw_html_blocks_end_at_any_raw_end_tag() {
+        // CommonMark: `<pre>` ends at `</script>` too (the end tag need not match).
+        assert_eq!(headings("<pre>\nx\n</SCRIPT>\n# after\n"), [h(1, "after")]);
+        assert_eq!(
+            headings("<style>\n# hidden\n</pre>\n# seen\n"),
+            [h(1, "seen")]
+        );
     }
 
     #[test]

@@ -29,7 +29,7 @@ Works on UTF-8 bytes so its offsets are the native ones.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +73,7 @@ class _Cutter:
         self.starts = [h.start for h in self.scan.headings]
         self.cuts = sorted(self.scan.cuts.items())
         self.cut_at = [p for p, _ in self.cuts]
+        self.units = sorted(self.scan.units)
 
     # -- context ------------------------------------------------------------------------
     def context(self, at: int, path: list[Heading]) -> str:
@@ -84,11 +85,17 @@ class _Cutter:
         for t in self.scan.tables:
             if t.body <= at < t.end:
                 table = self.data[t.start : t.body].decode("utf-8", errors="surrogateescape")
-        half = self.max_tokens // 2
-        while lines and self.count("".join(lines) + "\n") > half:
+        limit = self.max_tokens // 2
+        # A unit opening the chunk that fits max_tokens alone gets room beside its context.
+        lo = bisect_left(self.units, (at, 0))
+        opening = self.units[lo : bisect_left(self.units, (at + 1, 0))]
+        fits = [n for a, b in opening if (n := self.tokens.count(a, b)) <= self.max_tokens]
+        if fits:
+            limit = min(limit, self.max_tokens - max(fits))
+        while lines and self.count("".join(lines) + "\n") > limit:
             lines.pop(0)
         headings = "".join(lines) + "\n" if lines else ""
-        if table and self.count(headings + table) > half:
+        if table and self.count(headings + table) > limit:
             table = ""
         return headings + table
 
@@ -97,8 +104,12 @@ class _Cutter:
         """The best allowed cut point in ``(at, window_end]``, or None. Units that fit
         ``room`` stay whole; ``strict``: no chunk ends on a heading either."""
         count = self.tokens.count
+        # A unit starting after ``at`` that fits max_tokens gets its own chunk, whose
+        # context is shortened to make room for it (see ``context``).
         fitting = [
-            (a, b) for a, b in self.scan.units if a < window_end and b > at and count(a, b) <= room
+            (a, b)
+            for a, b in self.scan.units
+            if a < window_end and b > at and count(a, b) <= (self.max_tokens if a > at else room)
         ]
         headings = [h.end for h in self.scan.headings if at <= h.start and h.end <= window_end]
 
@@ -139,16 +150,8 @@ class _Cutter:
                 best = self._best(at, tokens.bound(first + size), room, strict)
                 if best is not None:
                     return best
-        overflow = first + budget
-        for i in range(overflow, first, -1):
-            b = tokens.bound(i)
-            if b > at and tokens.boundary(b):
-                return b
-        for i in range(overflow + 1, tokens.n + 1):
-            b = tokens.bound(i)
-            if b > at and tokens.boundary(b):
-                return b
-        return n
+        b = tokens.char_cut(at, first, first + budget)
+        return n if b is None else b
 
     # -- the chunks ---------------------------------------------------------------------
     def text(self, a: int, b: int) -> str:
@@ -206,11 +209,7 @@ class _Cutter:
         character boundary."""
         tokens = self.tokens
         first = tokens.token_at(at)
-        start = max(tokens.bound(first - k) if first >= k else 0, lower)
-        while start < at and not tokens.boundary(start):
-            nxt = tokens.token_at(start) + 1
-            start = min(tokens.bound(nxt), at) if nxt < tokens.n else at
-        return start
+        return tokens.char_start(max(tokens.bound(first - k) if first >= k else 0, lower), at)
 
 
 def batch(text: str, byte_starts: list[int], config: Markdown, count: Count) -> Batch:

@@ -506,8 +506,9 @@ def _container(lines: list[Line], i: int, column: int | None, out: Scan) -> int:
     empty = quote and not lines[i].rest[1:].strip(b" \t")
     first_content, dead = True, False
     item_start = i
-    para, fence = _inner_leaf(lines[i].rest[1:] if quote else lines[i].rest, None)
-    if not quote:
+    if quote:
+        para, fence = _inner_leaf(lines[i].rest[1:], None)
+    else:
         assert column is not None
         marker_rest = lines[i].rest
         m = _BULLET.match(marker_rest) or _ORDERED.match(marker_rest)
