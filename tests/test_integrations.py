@@ -295,3 +295,16 @@ def test_llama_index_markdown_header_path_is_kept_out_of_the_embedding():
         assert "header_path" not in embedded
         assert "context" not in embedded
         assert counter.count(n.metadata["context"] + n.text) <= 20
+
+
+def test_llama_index_header_path_leaves_out_only_the_heading_a_node_opens_with():
+    # A setext section whose body starts with its title's words does not open it again.
+    words = "Usage of the tool is simple. " * 12
+    doc = "Usage\n=====\n\n" + words + "\n"
+    parser = FerroNodeParser(config=fc.Markdown(24, context=False))
+    nodes = parser.get_nodes_from_documents([LIDocument(text=doc)])
+    assert nodes[0].text.startswith("Usage\n=====")
+    paths = [n.metadata["header_path"] for n in nodes]
+    assert paths[0] == "/"
+    assert len(paths) > 1
+    assert all(p == "/Usage/" for p in paths[1:])

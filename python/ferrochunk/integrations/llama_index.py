@@ -36,11 +36,14 @@ CONTEXT = "context"
 
 
 def _opens_with(text: str, level: int, title: str) -> bool:
-    """Whether ``text`` starts with the heading ``(level, title)`` (ATX or setext)."""
-    head = text.lstrip(" ")
-    if head.startswith("#" * level + " ") or head.rstrip("\r\n") == "#" * level:
-        return head[level:].strip(" \t").startswith(title)
-    return bool(title) and head.startswith(title.split("\n", 1)[0])
+    """Whether ``text`` starts with the heading ``(level, title)``: an ATX line of that
+    level starting with the title (which may be cut to 1 000 characters), or a first line
+    that is the setext title's first line. Chunks open with a heading only at its start,
+    so the text decides."""
+    first = text.lstrip(" ").split("\n", 1)[0].rstrip("\r")
+    if first.startswith("#" * level + " ") or first == "#" * level:
+        return first[level:].strip(" \t").startswith(title)
+    return bool(title) and first.strip(" \t") == title.split("\n", 1)[0]
 
 
 def _header_path(c: Chunk) -> str:
