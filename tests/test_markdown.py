@@ -537,3 +537,10 @@ def test_a_block_after_a_heading_that_fits_the_cap_stays_whole(backend):
     assert code in holder.text
     assert CL100K.count(holder.metadata["context"] + holder.text) <= 78
     assert holder.metadata["headings"] == ((1, "Guide"), (2, "Build step"))
+
+
+def test_a_multi_line_setext_title_is_one_context_line(backend):
+    text = "Getting\nstarted\n=======\n\n" + "Install the tool and run it. " * 20
+    chunks = fc.chunk(text, fc.Markdown(24), backend=backend)
+    assert chunks[-1].metadata["headings"] == ((1, "Getting\nstarted"),)
+    assert chunks[-1].metadata["context"] == "# Getting started\n\n"

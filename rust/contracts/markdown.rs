@@ -249,7 +249,11 @@ impl<'a> Run<'a> {
         };
         let lines: Vec<String> = shown
             .iter()
-            .map(|h| format!("{} {}\n", "#".repeat(usize::from(h.level)), h.title))
+            // A setext title's lines are joined with spaces: one heading, one context line.
+            .map(|h| {
+                let title = h.title.replace('\n', " ");
+                format!("{} {title}\n", "#".repeat(usize::from(h.level)))
+            })
             .collect();
         let tables = &self.outline.tables;
         let t = tables.partition_point(|t| t.body <= at);

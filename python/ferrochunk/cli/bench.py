@@ -49,10 +49,10 @@ LEGEND = (
     "introduced. wrong offsets: chunks whose reported offset does not slice their text (— "
     "where none is reported). peak MB: resident memory a first pass adds at its peak (median). "
     "Markdown rows: over cap counts what is embedded (ferrochunk Markdown: context + text); "
-    "code cut: fenced code blocks that fit the cap but no chunk holds whole (ferrochunk cuts "
-    "one only when it does not fit beside its heading context); rows cut: table rows no "
-    "chunk holds whole; ends on heading: chunks (but a document's last) whose last line is a "
-    "section heading's."
+    "code cut: fenced code blocks that fit the cap but no chunk holds whole; rows cut: table "
+    "rows no chunk holds whole; ends on heading: chunks (but a document's last) whose last "
+    "line is a section heading's (ferrochunk ends one there only when the heading and the "
+    "block after it fit apart but not together)."
 )
 
 

@@ -80,7 +80,8 @@ class _Cutter:
         if not self.with_context:
             return ""
         shown = path[:-1] if path and path[-1].start == at else path
-        lines = ["#" * h.level + " " + h.title + "\n" for h in shown]
+        # A setext title's lines are joined with spaces: one heading, one context line.
+        lines = ["#" * h.level + " " + h.title.replace("\n", " ") + "\n" for h in shown]
         table = ""
         for t in self.scan.tables:
             if t.body <= at < t.end:
