@@ -41,8 +41,8 @@
 
 use std::sync::Arc;
 
-use super::{ChunkMeta, Cutter, HeadingPath, Input, Row};
-use crate::error::{Error, Result};
+use super::{check_cap, ChunkMeta, Cutter, HeadingPath, Input, Row};
+use crate::error::Result;
 use crate::structure::markdown::{scan_from, Heading, Outline};
 use crate::tokenizer::Tokenizer;
 
@@ -59,23 +59,15 @@ pub struct MarkdownConfig {
 
 impl MarkdownConfig {
     /// # Errors
-    /// [`Error::InvalidConfig`] for a cap below [`MIN_TOKENS`] or an overlap not below it.
+    /// [`InvalidConfig`](crate::error::Error::InvalidConfig) for a cap below
+    /// [`MIN_TOKENS`] or an overlap not below it.
     pub fn validate(&self) -> Result<()> {
-        if self.max_tokens < MIN_TOKENS {
-            return Err(Error::InvalidConfig {
-                field: "max_tokens",
-                value: self.max_tokens.to_string(),
-                expected: "an integer >= 16",
-            });
-        }
-        if self.overlap_tokens >= self.max_tokens {
-            return Err(Error::InvalidConfig {
-                field: "overlap_tokens",
-                value: self.overlap_tokens.to_string(),
-                expected: "an integer below max_tokens",
-            });
-        }
-        Ok(())
+        check_cap(
+            self.max_tokens,
+            self.overlap_tokens,
+            MIN_TOKENS,
+            "an integer >= 16",
+        )
     }
 }
 

@@ -25,6 +25,31 @@ use crate::error::{Error, Result};
 use crate::text::breaks::BreakClasses;
 use crate::tokenizer::Tokenizer;
 
+/// Checks a cap of at least `min` tokens (`at_least` says so in the error) and an
+/// overlap below it: the shape Recursive and Markdown share.
+pub(crate) fn check_cap(
+    max_tokens: usize,
+    overlap_tokens: usize,
+    min: usize,
+    at_least: &'static str,
+) -> Result<()> {
+    if max_tokens < min {
+        return Err(Error::InvalidConfig {
+            field: "max_tokens",
+            value: max_tokens.to_string(),
+            expected: at_least,
+        });
+    }
+    if overlap_tokens >= max_tokens {
+        return Err(Error::InvalidConfig {
+            field: "overlap_tokens",
+            value: overlap_tokens.to_string(),
+            expected: "an integer below max_tokens",
+        });
+    }
+    Ok(())
+}
+
 /// What a cutter sees: the text from absolute byte `base` to the end seen so
 /// far, and the final tokens over it.
 #[derive(Clone, Copy, Debug)]

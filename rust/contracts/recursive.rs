@@ -22,8 +22,8 @@
 //! of a 2 GB file cannot change how its start is cut. `reference/recursive.py`
 //! is the twin, written from the same description.
 
-use super::{Cutter, Input, Row};
-use crate::error::{Error, Result};
+use super::{check_cap, Cutter, Input, Row};
+use crate::error::Result;
 
 /// Where a separator goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,23 +44,10 @@ pub struct RecursiveConfig {
 
 impl RecursiveConfig {
     /// # Errors
-    /// [`Error::InvalidConfig`] when `max_tokens < 1` or the overlap is not below it.
+    /// [`InvalidConfig`](crate::error::Error::InvalidConfig) when `max_tokens < 1` or
+    /// the overlap is not below it.
     pub fn validate(&self) -> Result<()> {
-        if self.max_tokens < 1 {
-            return Err(Error::InvalidConfig {
-                field: "max_tokens",
-                value: self.max_tokens.to_string(),
-                expected: "an integer >= 1",
-            });
-        }
-        if self.overlap_tokens >= self.max_tokens {
-            return Err(Error::InvalidConfig {
-                field: "overlap_tokens",
-                value: self.overlap_tokens.to_string(),
-                expected: "an integer below max_tokens",
-            });
-        }
-        Ok(())
+        check_cap(self.max_tokens, self.overlap_tokens, 1, "an integer >= 1")
     }
 }
 
