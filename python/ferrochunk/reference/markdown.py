@@ -104,15 +104,24 @@ class _Cutter:
     def _best(self, at: int, window_end: int, room: int, strict: bool) -> int | None:
         """The best allowed cut point in ``(at, window_end]``, or None. Units that fit
         ``room`` stay whole; ``strict``: no chunk ends on a heading either."""
-        count = self.tokens.count
+        tokens = self.tokens
+        # Only units starting in the window, or holding ``at`` within ``room`` tokens of
+        # it, can matter: searching those keeps the scan linear in the document.
+        lower = tokens.bound(max(0, tokens.token_at(at) - room)) if tokens.n else 0
+        units = self.units[
+            bisect_left(self.units, (lower, 0)) : bisect_left(self.units, (window_end, 0))
+        ]
         # A unit starting after ``at`` that fits max_tokens gets its own chunk, whose
         # context is shortened to make room for it (see ``context``).
         fitting = [
             (a, b)
-            for a, b in self.scan.units
-            if a < window_end and b > at and count(a, b) <= (self.max_tokens if a > at else room)
+            for a, b in units
+            if b > at and tokens.count(a, b) <= (self.max_tokens if a > at else room)
         ]
-        headings = [h.end for h in self.scan.headings if at <= h.start and h.end <= window_end]
+        near = self.scan.headings[
+            bisect_left(self.starts, at) : bisect_left(self.starts, window_end)
+        ]
+        headings = [h.end for h in near if h.end <= window_end]
 
         def allowed(p: int) -> bool:
             if any(a < p < b for a, b in fitting):
