@@ -24,6 +24,12 @@ pub enum Error {
     TextTooLarge { bytes: usize },
     /// Input bytes are not UTF-8 (`byte_offset` counts from the start of the stream).
     InvalidUtf8 { byte_offset: u64, reason: String },
+    /// A `tokenizer.json` value is malformed (`path` is its JSON path).
+    TokenizerJson { path: String, reason: String },
+    /// A `tokenizer.json` component the native engine does not run.
+    UnsupportedTokenizer { path: String, what: String },
+    /// The tokenizer itself failed on this text (an unknown word without an unknown token).
+    Tokenizer { message: String },
     /// A compat function reproduces the exception upstream's Python raises here
     /// (`class` is a builtin exception name such as `ValueError`).
     Upstream {
@@ -52,6 +58,12 @@ impl fmt::Display for Error {
                 "tokenizer must be one of 'cl100k', 'cl100k_base', 'o200k', 'o200k_base', got {name:?}"
             ),
             Error::Upstream { message, .. } => f.write_str(message),
+            Error::TokenizerJson { path, reason } => write!(f, "tokenizer.json {path} {reason}"),
+            Error::UnsupportedTokenizer { path, what } => write!(
+                f,
+                "tokenizer.json {path}: {what} is not supported by the native engine"
+            ),
+            Error::Tokenizer { message } => f.write_str(message),
             Error::InvalidUtf8 {
                 byte_offset,
                 reason,

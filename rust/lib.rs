@@ -2,6 +2,8 @@
 //!
 //! - `tokenizer`: the embedded, tiktoken-exact BPE (tables, split, merge, memo,
 //!   the streaming carry, and js-tiktoken's variant for VoltAgent).
+//! - `hf`: a native engine for Hugging Face `tokenizer.json` files (WordPiece,
+//!   Unigram, BPE and their normalizers and pre-tokenizers).
 //! - `text`: the text primitives: delimiter scanning, break classes, offsets.
 //! - `structure`: line scanners that turn a format (Markdown) into ranked cut
 //!   points, units and a heading outline.
@@ -14,6 +16,7 @@
 pub mod compat;
 pub mod contracts;
 pub mod error;
+pub mod hf;
 pub mod structure;
 pub mod text;
 pub mod tokenizer;

@@ -28,9 +28,28 @@ def chunk(
     encoding: str | None = None,
     starts: npt.NDArray[np.uint32] | None = None,
     counts: npt.NDArray[np.uint32] | None = None,
+    words: npt.NDArray[np.bool_] | None = None,
 ) -> _Batch:
     """One whole text through the pipeline, tokenized with ``encoding``, or with a Python
-    tokenizer's byte ``starts`` (per piece, with ``counts``, for a delimiter spec)."""
+    tokenizer's byte ``starts`` (per piece, with ``counts``, for a delimiter spec; with
+    ``words``, whether each token begins a word, where alone chunks may start)."""
+
+@final
+class HfTokenizer:
+    """A ``tokenizer.json`` run natively (frozen; calls release the GIL)."""
+
+    def __new__(cls, json: str) -> HfTokenizer: ...
+    @property
+    def special_tokens(self) -> int: ...
+    def encode(self, text: str) -> npt.NDArray[np.uint32]: ...
+    def encode_with_offsets(
+        self, text: str
+    ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]: ...
+    def chunk_tokens(self, text: str) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.bool_]]: ...
+    def count(self, text: str) -> int: ...
+    def count_batch(
+        self, texts: list[str], threads: int | None = None
+    ) -> npt.NDArray[np.int64]: ...
 
 def chunk_many(
     texts: list[str], spec: _Spec, encoding: str, threads: int | None = None
@@ -84,6 +103,7 @@ class Stream:
 
 __all__ = [
     "ChunkManyIter",
+    "HfTokenizer",
     "Stream",
     "_debug_panic",
     "char_to_byte_offsets",

@@ -16,6 +16,7 @@ __all__ = [
     "TextTooLargeError",
     "TokenizerError",
     "UnknownTokenizerError",
+    "UnsupportedTokenizerError",
 ]
 
 
@@ -37,6 +38,11 @@ class ConfigError(FerrochunkError):
 
 class ConfigTypeError(ConfigError, TypeError):
     """A configuration value has the wrong type."""
+
+
+class UnsupportedTokenizerError(ConfigError):
+    """A ``tokenizer.json`` component the native engine does not run (the message names
+    its JSON path); :meth:`Tokenizer.from_huggingface` falls back to ``tokenizers`` instead."""
 
 
 class InputTypeError(FerrochunkError, TypeError):

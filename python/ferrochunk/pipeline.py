@@ -15,14 +15,14 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from . import _native
 from ._gc import gc_paused
 from ._validate import describe, require_choice, require_int, require_str
-from .config import CONFIGS, CleanRules, Config, Markdown, SentenceWindows
+from .config import CONFIGS, CleanRules, Config, Markdown, ParentChild, SentenceWindows
 from .errors import ConfigError, ConfigTypeError, InputDecodeError, InputTypeError
 from .reference import _tiktoken as reference_tiktoken
 from .reference import clean as reference_clean
@@ -62,6 +62,45 @@ def _tokenizer(config: Config, tokenizer: Tokenizer | str | None) -> Tokenizer:
     if tokenizer is None and isinstance(config, SentenceWindows):
         tokenizer = config.tokenizer
     return resolve(tokenizer)
+
+
+# The field that caps a chunk's tokens, per config.
+_CAPS = {
+    "TokenWindows": "max_tokens",
+    "Recursive": "max_tokens",
+    "SentenceWindows": "max_tokens",
+    "Markdown": "max_tokens",
+    "DelimiterMerge": "token_size",
+}
+
+
+C = TypeVar("C", bound=Config)
+
+
+def _reserved(config: C, tok: Tokenizer) -> C:
+    """``config`` with each cap lowered by the special tokens ``tok`` reserves, so that a
+    chunk plus the model's ``[CLS]``/``[SEP]`` still fits the cap."""
+    n = tok.special_tokens
+    if n == 0:
+        return config
+    if isinstance(config, ParentChild):
+        parent = config.parent
+        lowered = replace(
+            config,
+            parent=parent if isinstance(parent, str) else _reserved(parent, tok),
+            child=_reserved(config.child, tok),
+        )
+        return lowered
+    name = type(config).__name__
+    field = _CAPS[name]
+    cap = getattr(config, field)
+    try:
+        return replace(config, **{field: cap - n})
+    except ConfigError as exc:
+        raise ConfigError(
+            f"{name}.{field} = {cap} leaves no room for the tokenizer's {n} special tokens "
+            f"({exc}); raise the cap or pass reserve_special_tokens=False"
+        ) from exc
 
 
 # -- building chunks ------------------------------------------------------------------
@@ -171,12 +210,27 @@ def _reference_starts(tok: Tokenizer) -> Callable[[str], list[int]]:
     name = tok.native_encoding
     if name is not None:
         return lambda text: reference_tiktoken.byte_starts(name, text)
-    return lambda text: reference_tokens.byte_starts(text, *tok._raw(text))
+    joining = getattr(tok._backend, "joining_normalizer", lambda: None)()
+
+    def starts(text: str) -> list[int]:
+        raw = tok._raw(text)
+        found = reference_tokens.Starts(reference_tokens.byte_starts(text, raw[0], raw[1]))
+        if len(raw) == 3:
+            found.words = reference_tokens.word_flags(raw[2])
+            if joining is not None:
+                reference_tokens.unjoin(text.encode("utf-8"), found, found.words, joining)
+        return found
+
+    return starts
 
 
 def _given_tokens(text: str, config: Config, tok: Tokenizer) -> dict[str, Any]:
     """A Python tokenizer's output for the native pipeline: whole text or each piece."""
     if not config._tokenizes_pieces:
+        chunk_tokens = getattr(tok._backend, "chunk_tokens", None)
+        if chunk_tokens is not None:
+            starts, words = chunk_tokens(text)
+            return {"starts": starts, "words": words}
         return {"starts": tok.encode_with_offsets(text)[1]}
     data = text.encode("utf-8")
     lists = [
@@ -220,7 +274,8 @@ def _checked(
     require_str("text", text)
     config = _require_config(config)
     require_choice("backend", backend, _BACKENDS)
-    return text, config, _tokenizer(config, tokenizer), backend
+    tok = _tokenizer(config, tokenizer)
+    return text, _reserved(config, tok), tok, backend
 
 
 def chunk(
@@ -365,6 +420,7 @@ def chunk_many(
     config = _require_config(config)
     threads = _threads(threads)
     tok = _tokenizer(config, tokenizer)
+    config = _reserved(config, tok)
     encoding = tok.native_encoding
     if encoding is None:
         # Python tokenizers hold the GIL; the native cutting releases it between calls.
@@ -437,6 +493,7 @@ def chunk_stream(
     """
     config = _require_config(config)
     tok = _tokenizer(config, tokenizer)
+    config = _reserved(config, tok)
     if isinstance(pieces, str) or not isinstance(pieces, Iterable):
         raise InputTypeError(f"pieces must be an iterable of str, got {describe(pieces)}")
     return _stream(pieces, config, tok)
@@ -497,6 +554,7 @@ def chunk_file(
     """
     config = _require_config(config)
     tok = _tokenizer(config, tokenizer)
+    config = _reserved(config, tok)
     size = require_int("buffer_bytes", buffer_bytes, minimum=1)
     for field, value in (("encoding", encoding), ("errors", errors)):
         if not isinstance(value, str):

@@ -6,7 +6,12 @@ offsets then cross to Rust as ``uint32`` numpy arrays. The native encodings neve
 
 from __future__ import annotations
 
+import hashlib
+import json as json_module
+import os
 import re
+import threading
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -15,11 +20,13 @@ import numpy as np
 from . import _native
 from ._validate import describe, require_int, require_str
 from .errors import (
+    ConfigError,
     FerrochunkError,
     InputTypeError,
     OffsetsError,
     TokenizerError,
     UnknownTokenizerError,
+    UnsupportedTokenizerError,
 )
 from .types import IdArray, OffsetArray
 
@@ -138,8 +145,9 @@ def _char_starts_to_bytes(text: str, char_starts: Any) -> OffsetArray:
     return _native.char_to_byte_offsets(text, _char_starts(char_starts).astype(np.uint64))
 
 
-Raw = tuple[str, list[int]]
-"""A tokenizer's own token starts: ``("bytes" | "chars", starts)``, before conversion."""
+Raw = tuple[str, list[int]] | tuple[str, list[int], list[int | None]]
+"""A tokenizer's own token starts: ``("bytes" | "chars", starts)``, before conversion, and
+for a ``tokenizer.json`` each token's pre-token index (``word_ids``)."""
 
 
 def _ids_array(ids: Any, n_offsets: int | None) -> IdArray:
@@ -238,6 +246,125 @@ class _HuggingFaceBackend:
         return "chars", _char_starts(starts).tolist()
 
 
+class _JsonBackend:
+    """A ``tokenizer.json`` run by the native engine: ids and offsets equal ``tokenizers``'
+    (``encode(text, add_special_tokens=False)``), computed without the GIL."""
+
+    def __init__(self, json: str, handle: _native.HfTokenizer) -> None:
+        self.json = json
+        self._handle = handle
+        self._oracle: Any = None
+
+    def encode(self, text: str) -> IdArray:
+        return utf8_call(self._handle.encode, text)[0]
+
+    def encode_with_offsets(self, text: str) -> tuple[IdArray, OffsetArray]:
+        return utf8_call(self._handle.encode_with_offsets, text)[0]
+
+    def count(self, text: str) -> int:
+        return utf8_call(self._handle.count, text)[0]
+
+    def count_many(self, texts: list[str]) -> Counts:
+        try:
+            counts: Counts = self._handle.count_batch(texts)
+        except UnicodeEncodeError:
+            counts = self._handle.count_batch([utf8_safe(t) for t in texts])
+        return counts
+
+    def chunk_tokens(self, text: str) -> tuple[OffsetArray, np.ndarray[Any, Any]]:
+        """Token starts for chunking (not trimmed by the post-processor) and whether each
+        token begins a word: chunks start only there."""
+        return utf8_call(self._handle.chunk_tokens, text)[0]
+
+    def joining_normalizer(self) -> Callable[[str], str] | None:
+        """``tokenizers``' normalizer without ``Prepend`` and ``Strip`` when it has a
+        ``Replace`` of more than one character (which may join text across a word
+        boundary), for the reference's check of each boundary; else ``None``."""
+        steps = _flat_normalizers(json_module.loads(self.json).get("normalizer"))
+
+        def joins(step: dict[str, Any]) -> bool:
+            pattern = step.get("pattern") or {}
+            return step.get("type") == "Replace" and (
+                "Regex" in pattern or len(pattern.get("String", "")) > 1
+            )
+
+        if not any(joins(s) for s in steps):
+            return None
+        from tokenizers import Tokenizer as HfTokenizer
+
+        kept = [s for s in steps if s.get("type") not in ("Prepend", "Strip")]
+        doc = {
+            "version": "1.0",
+            "normalizer": {"type": "Sequence", "normalizers": kept},
+            "model": {"type": "WordLevel", "vocab": {"[UNK]": 0}, "unk_token": "[UNK]"},
+        }
+        normalizer = HfTokenizer.from_str(json_module.dumps(doc)).normalizer
+        return normalizer.normalize_str  # type: ignore[no-any-return]
+
+    def raw(self, text: str) -> Raw:
+        """The ``tokenizers`` library's own output: the reference never runs this engine.
+
+        Its post-processor is dropped, as :meth:`chunk_tokens` ignores it (it only adds
+        special tokens and trims spaces off offsets); ``words`` come from ``word_ids``.
+        """
+        if self._oracle is None:
+            try:
+                from tokenizers import Tokenizer as HfTokenizer
+            except ImportError as exc:
+                raise TokenizerError(
+                    "backend='reference' with a tokenizer.json needs the tokenizers package "
+                    "(pip install 'ferrochunk[huggingface]')"
+                ) from exc
+            oracle = HfTokenizer.from_str(self.json)
+            oracle.post_processor = None
+            self._oracle = oracle
+        encoding = self._oracle.encode(text, add_special_tokens=False)
+        return "chars", [o[0] for o in encoding.offsets], encoding.word_ids
+
+
+# One native handle per tokenizer.json (and reserve setting) per process: workers that
+# unpickle the same tokenizer many times build it once.
+_JSON_CACHE: dict[tuple[str, bool], Tokenizer] = {}
+_JSON_CACHE_SIZE = 8
+_JSON_LOCK = threading.Lock()
+
+
+def _from_json(json: str, reserve: bool, name: str) -> Tokenizer:
+    key = (hashlib.sha256(json.encode("utf-8", "surrogatepass")).hexdigest(), reserve)
+    with _JSON_LOCK:
+        cached = _JSON_CACHE.get(key)
+    if cached is not None:
+        return cached
+    handle = _native.HfTokenizer(json)
+    tok = Tokenizer(
+        name=name,
+        backend=_JsonBackend(json, handle),
+        special_tokens=handle.special_tokens if reserve else 0,
+    )
+    with _JSON_LOCK:
+        if len(_JSON_CACHE) >= _JSON_CACHE_SIZE:
+            del _JSON_CACHE[next(iter(_JSON_CACHE))]
+        _JSON_CACHE[key] = tok
+    return tok
+
+
+def _flat_normalizers(step: Any) -> list[dict[str, Any]]:
+    """A ``tokenizer.json`` normalizer as a flat list of steps."""
+    if not isinstance(step, dict):
+        return []
+    if step.get("type") == "Sequence":
+        return [s for inner in step.get("normalizers", []) for s in _flat_normalizers(inner)]
+    return [step]
+
+
+def _special_count(tokenizer: Any) -> int:
+    """The special tokens a ``tokenizers.Tokenizer`` adds to one sequence."""
+    try:
+        return len(tokenizer.encode("", add_special_tokens=True).ids)
+    except Exception:
+        return 0
+
+
 class _CallableBackend:
     """``fn(text) -> (ids, char_starts)``: any tokenizer written in Python."""
 
@@ -287,15 +414,35 @@ class Tokenizer:
     [[15339, 1917], [0, 5]]
     """
 
-    __slots__ = ("_backend", "name")
+    __slots__ = ("_backend", "name", "special_tokens")
 
-    def __init__(self, *, name: str, backend: _Backend) -> None:
+    def __init__(self, *, name: str, backend: _Backend, special_tokens: int = 0) -> None:
         """Private: use the class methods."""
         self.name = name
         self._backend = backend
+        #: Special tokens reserved in every chunk's cap (what the model's post-processor
+        #: adds to one sequence, e.g. 2 for ``[CLS]`` and ``[SEP]``); 0 unless reserved.
+        self.special_tokens = special_tokens
 
     def __repr__(self) -> str:
         return f"Tokenizer({self.name!r})"
+
+    def __reduce__(self) -> Any:
+        backend = self._backend
+        if isinstance(backend, _NativeBackend):
+            return (_named, (backend.encoding,))
+        if isinstance(backend, _JsonBackend):
+            return (_from_json, (backend.json, self.special_tokens > 0, self.name))
+        return object.__reduce__(self)
+
+    @property
+    def engine(self) -> str:
+        """Which path the tokenizer takes: ``"embedded"`` (cl100k, o200k), ``"native"`` (a
+        ``tokenizer.json`` run in Rust) or ``"python"`` (called through Python)."""
+        backend = self._backend
+        if isinstance(backend, _NativeBackend):
+            return "embedded"
+        return "native" if isinstance(backend, _JsonBackend) else "python"
 
     # -- constructors -------------------------------------------------------------
     @classmethod
@@ -332,17 +479,72 @@ class Tokenizer:
         )
 
     @classmethod
-    def from_huggingface(cls, tokenizer: Any) -> Tokenizer:
+    def from_huggingface(cls, tokenizer: Any, *, reserve_special_tokens: bool = True) -> Tokenizer:
         """Adapts a ``tokenizers.Tokenizer`` or a transformers fast tokenizer.
 
-        Special tokens are not added; token offsets come from the tokenizer's alignment.
+        When every component of its pipeline is one the native engine runs, the tokenizer
+        runs in Rust (``engine == "native"``) with the same ids and offsets. Otherwise it
+        is called through ``tokenizers``, with a :class:`UserWarning` naming the component.
+
+        Ids never include special tokens; with ``reserve_special_tokens`` (the default)
+        each chunk's cap leaves room for the ones the model adds (``special_tokens``).
         """
         inner = getattr(tokenizer, "backend_tokenizer", tokenizer)
         if not callable(getattr(inner, "encode", None)):
             raise UnknownTokenizerError(
                 f"from_huggingface needs a tokenizers.Tokenizer, got {describe(tokenizer)}"
             )
-        return cls(name="huggingface", backend=_HuggingFaceBackend(inner))
+        reserve = _require_bool("reserve_special_tokens", reserve_special_tokens)
+        to_str = getattr(inner, "to_str", None)
+        if callable(to_str):  # a real tokenizers.Tokenizer (duck-typed ones have none)
+            try:
+                json = to_str()
+            except Exception as exc:  # a custom Python component has no JSON form
+                why = f"it has no tokenizer.json form ({type(exc).__name__}: {exc})"
+            else:
+                try:
+                    return _from_json(json, reserve, "huggingface")
+                except UnsupportedTokenizerError as exc:
+                    why = str(exc)
+            warnings.warn(
+                f"ferrochunk runs this tokenizer through the tokenizers library, not "
+                f"natively: {why}",
+                UserWarning,
+                stacklevel=2,
+            )
+        return cls(
+            name="huggingface",
+            backend=_HuggingFaceBackend(inner),
+            special_tokens=_special_count(inner) if reserve else 0,
+        )
+
+    @classmethod
+    def from_json(cls, json: str, *, reserve_special_tokens: bool = True) -> Tokenizer:
+        """A ``tokenizer.json`` document, run natively.
+
+        Raises :class:`~ferrochunk.errors.ConfigError` naming the JSON path of a malformed
+        value, or :class:`~ferrochunk.errors.UnsupportedTokenizerError` (a ConfigError)
+        for a component the native engine does not run. ``truncation`` and ``padding``
+        are ignored: counts are of the whole text.
+        """
+        require_str("json", json)
+        reserve = _require_bool("reserve_special_tokens", reserve_special_tokens)
+        return _from_json(json, reserve, "tokenizer.json")
+
+    @classmethod
+    def from_file(
+        cls, path: str | os.PathLike[str], *, reserve_special_tokens: bool = True
+    ) -> Tokenizer:
+        """:meth:`from_json` of a file, e.g. a model folder's ``tokenizer.json``."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise InputTypeError(f"path must be a str or os.PathLike, got {describe(path)}")
+        try:
+            with open(path, encoding="utf-8") as f:
+                json = f.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read tokenizer file {os.fspath(path)!r}: {exc}") from exc
+        reserve = _require_bool("reserve_special_tokens", reserve_special_tokens)
+        return _from_json(json, reserve, os.fspath(path))
 
     @classmethod
     def from_callable(
@@ -384,7 +586,7 @@ class Tokenizer:
         lone surrogate (it would join two that form a UTF-16 pair).
         """
         text = require_str("text", text)
-        if isinstance(self._backend, _NativeBackend):
+        if isinstance(self._backend, (_NativeBackend, _JsonBackend)):
             return self._backend.encode(text)
         return self._backend.encode(utf8_safe(text))
 
@@ -395,14 +597,14 @@ class Tokenizer:
         offsets these are (each surrogate counts as the 3 bytes of U+FFFD).
         """
         text = require_str("text", text)
-        if isinstance(self._backend, _NativeBackend):
+        if isinstance(self._backend, (_NativeBackend, _JsonBackend)):
             return self._backend.encode_with_offsets(text)
         return self._backend.encode_with_offsets(utf8_safe(text))
 
     def count(self, text: str) -> int:
         """Number of tokens in ``text``."""
         text = require_str("text", text)
-        if isinstance(self._backend, _NativeBackend):
+        if isinstance(self._backend, (_NativeBackend, _JsonBackend)):
             return self._backend.count(text)
         return len(self._backend.encode(utf8_safe(text)))
 
@@ -434,9 +636,15 @@ class Tokenizer:
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
     def _count_many(self, texts: list[str]) -> Counts:
-        if isinstance(self._backend, _NativeBackend):
+        if isinstance(self._backend, (_NativeBackend, _JsonBackend)):
             return self._backend.count_many(texts)
         return np.fromiter((self.count(t) for t in texts), dtype=np.int64, count=len(texts))
+
+
+def _require_bool(field: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{field} must be a bool, got {describe(value)}")
+    return value
 
 
 def utf8_call(fn: Callable[[str], T], text: str) -> tuple[T, str]:
@@ -465,6 +673,11 @@ def utf8_safe(text: str) -> str:
 
 _CL100K = Tokenizer(name="cl100k_base", backend=_NativeBackend("cl100k_base"))
 _O200K = Tokenizer(name="o200k_base", backend=_NativeBackend("o200k_base"))
+
+
+def _named(name: str) -> Tokenizer:
+    """An embedded encoding by name (what a pickled one rebuilds from)."""
+    return Tokenizer.from_name(name)
 
 
 def resolve(tokenizer: Tokenizer | str | None) -> Tokenizer:

@@ -203,6 +203,7 @@ pub fn pieces(text: &str, cfg: &DelimiterConfig) -> Result<Vec<Range<usize>>> {
         token_base: 0,
         tokens_end: text.len(),
         done: true,
+        words: &[],
     };
     let mut out = Vec::new();
     loop {

@@ -63,6 +63,10 @@ pub struct Input<'a> {
     pub tokens_end: usize,
     /// No more input follows: every token is known and the text ends at [`Input::end`].
     pub done: bool,
+    /// For a tokenizer with pre-tokens (words), whether each token in `starts` begins
+    /// one: chunks are cut only there, so a chunk re-encodes to exactly its tokens.
+    /// Empty: every token may begin a chunk.
+    pub words: &'a [bool],
 }
 
 impl Input<'_> {
@@ -87,10 +91,72 @@ impl Input<'_> {
         }
     }
 
-    /// The index of the token that holds byte `at` (the last one starting at or before it).
+    /// The index of the token that holds byte `at`: the first one starting there, else
+    /// the last one starting before it (tokens of one character may share a start).
     pub fn token_at(&self, at: usize) -> usize {
-        let k = self.starts.partition_point(|&s| s <= at);
+        let k = self.starts.partition_point(|&s| s < at);
+        if self.starts.get(k) == Some(&at) {
+            return self.token_base + k;
+        }
         self.token_base + k.saturating_sub(1)
+    }
+
+    /// Whether token `i` begins a word (always, without word information).
+    pub(crate) fn word_start(&self, i: usize) -> bool {
+        match i.checked_sub(self.token_base) {
+            Some(k) => self.words.get(k).copied().unwrap_or(true),
+            None => true,
+        }
+    }
+
+    /// A chunk may start at token `i`: its start is a character boundary and, with
+    /// word information, it begins a word.
+    pub fn cuttable(&self, i: usize) -> bool {
+        self.word_start(i) && self.is_char_boundary(self.bound(i))
+    }
+
+    /// A chunk may end at byte `at`: a character boundary and, with word information,
+    /// where a word's first token starts, or where the known tokens end.
+    pub fn is_cut(&self, at: usize) -> bool {
+        if !self.is_char_boundary(at) {
+            return false;
+        }
+        if self.words.is_empty() || at >= self.tokens_end || at <= self.base {
+            return true;
+        }
+        let k = self.starts.partition_point(|&s| s < at);
+        self.starts.get(k) == Some(&at) && self.words[k]
+    }
+
+    /// A separator's cut `at` moved to a word boundary: forward over white space (which
+    /// the tokenizer drops between words) when that reaches one by `limit`, else back to
+    /// the last one after `floor`; `None` when neither exists.
+    pub fn word_cut(&self, at: usize, floor: usize, limit: usize) -> Option<usize> {
+        if self.is_cut(at) {
+            return Some(at);
+        }
+        let mut q = at;
+        for c in self.text[at - self.base..].chars() {
+            if q >= limit || !c.is_whitespace() {
+                break;
+            }
+            q += c.len_utf8();
+        }
+        if q > at && q <= limit && self.is_cut(q) {
+            return Some(q);
+        }
+        let mut k = self.starts.partition_point(|&s| s < at);
+        while k > 0 {
+            k -= 1;
+            let b = self.starts[k];
+            if b <= floor {
+                break;
+            }
+            if self.words[k] && self.is_char_boundary(b) {
+                return Some(b);
+            }
+        }
+        None
     }
 
     /// How many tokens start before byte `at`.
@@ -124,19 +190,20 @@ impl Input<'_> {
     /// token boundary after `at` that is a character boundary, else the first one
     /// after the window (then the window runs over), else None.
     pub fn char_cut(&self, at: usize, first: usize, last: usize) -> Option<usize> {
-        let ok = |&b: &usize| b > at && self.is_char_boundary(b);
+        let ok = |&i: &usize| self.bound(i) > at && self.cuttable(i);
         (first + 1..=last)
             .rev()
-            .map(|i| self.bound(i))
             .find(ok)
-            .or_else(|| (last + 1..=self.n()).map(|i| self.bound(i)).find(ok))
+            .or_else(|| (last + 1..=self.n()).find(ok))
+            .map(|i| self.bound(i))
     }
 
     /// `start` moved later to a token boundary that is a character boundary, but
     /// never past `at` (an overlap's start must fall on a character).
     pub fn char_start(&self, mut start: usize, at: usize) -> usize {
-        while start < at && !self.is_char_boundary(start) {
-            let next = self.token_at(start) + 1;
+        while start < at && !self.is_cut(start) {
+            // The first token that starts after `start` (past any sharing its start).
+            let next = self.token_base + self.starts.partition_point(|&s| s <= start);
             start = if next < self.n() {
                 self.bound(next).min(at)
             } else {

@@ -45,6 +45,13 @@ impl ParentChild {
         let (ts, te) = (parent.token_start as usize, parent.token_end as usize);
         // The parent's tokens, the first one moved to the parent's first byte.
         let mut starts: Vec<usize> = (ts..te).map(|i| input.bound(i)).collect();
+        let words: Vec<bool> = if input.words.is_empty() {
+            Vec::new()
+        } else {
+            (ts..te)
+                .map(|i| input.words[i - input.token_base])
+                .collect()
+        };
         if let Some(first) = starts.first_mut() {
             *first = bs;
         }
@@ -55,6 +62,7 @@ impl ParentChild {
             token_base: ts,
             tokens_end: be,
             done: true,
+            words: &words,
         };
         let mut kids = Vec::new();
         Recursive::new(self.child.clone())?

@@ -219,7 +219,7 @@ impl Recursive {
                 if cut > x {
                     break;
                 }
-                if cut > at {
+                if let Some(cut) = input.word_cut(cut, at, x).filter(|&c| c > at) {
                     best = Some(cut);
                 }
                 from += i + sep.len();

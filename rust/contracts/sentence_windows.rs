@@ -88,7 +88,16 @@ impl<'a, 'i> Boundaries<'a, 'i> {
         }
         let rel: Vec<usize> = starts.iter().map(|s| s - from).collect();
         let text = input.slice(from, to);
-        let class = classify_window(text, &rel, classes);
+        let mut class = classify_window(text, &rel, classes);
+        // With word information, only a word's first token may end a window.
+        if !input.words.is_empty() {
+            for (k, c) in class.iter_mut().enumerate() {
+                let i = lo + k;
+                if i < input.n() && !input.word_start(i) {
+                    *c = NONE;
+                }
+            }
+        }
         let mut chars = Vec::with_capacity(rel.len());
         let mut count = 0u64;
         let mut it = text.char_indices().peekable();
@@ -116,7 +125,7 @@ impl<'a, 'i> Boundaries<'a, 'i> {
     }
 
     fn cuttable(&self, i: usize) -> bool {
-        i == 0 || self.input.is_char_boundary(self.input.bound(i))
+        i == 0 || self.input.cuttable(i)
     }
 }
 

@@ -76,8 +76,12 @@ impl Batch {
 #[derive(Clone, Debug)]
 pub enum Tokens {
     Embedded(Encoding),
-    /// A Python tokenizer's token starts over the whole text (bytes).
-    Given(Vec<u32>),
+    /// A Python tokenizer's token starts over the whole text (bytes), and whether each
+    /// token begins a word (empty: no word information).
+    Given {
+        starts: Vec<u32>,
+        words: Vec<bool>,
+    },
     /// A Python tokenizer's tokens for each piece of a piece-tokenizing contract.
     GivenPieces {
         starts: Vec<u32>,
@@ -90,6 +94,8 @@ struct Core {
     cutter: Box<dyn Cutter>,
     encoder: Option<StreamEncoder>,
     starts: Vec<usize>,
+    /// Whether each token in `starts` begins a word (empty: no word information).
+    words: Vec<bool>,
     token_base: usize,
     /// The code-point offset of the first kept byte.
     base_char: u64,
@@ -110,24 +116,32 @@ impl Core {
             Tokens::Embedded(enc) => {
                 let tok = enc.load()?;
                 let encoder = (!spec.tokenizes_pieces()).then(|| StreamEncoder::new(tok));
-                (PieceTokens::Embedded(tok), encoder, Vec::new())
+                (
+                    PieceTokens::Embedded(tok),
+                    encoder,
+                    (Vec::new(), Vec::new()),
+                )
             }
-            Tokens::Given(starts) => {
+            Tokens::Given { starts, words } => {
                 let tok = Encoding::Cl100kBase.load()?;
                 let mut starts: Vec<usize> = starts.into_iter().map(|s| s as usize).collect();
                 if let Some(first) = starts.first_mut() {
                     *first = 0; // token 0 runs from the start of the text
                 }
-                (PieceTokens::Embedded(tok), None, starts)
+                (PieceTokens::Embedded(tok), None, (starts, words))
             }
-            Tokens::GivenPieces { starts, counts } => {
-                (PieceTokens::Given { starts, counts }, None, Vec::new())
-            }
+            Tokens::GivenPieces { starts, counts } => (
+                PieceTokens::Given { starts, counts },
+                None,
+                (Vec::new(), Vec::new()),
+            ),
         };
+        let (starts, words) = starts;
         Ok(Core {
             cutter: spec.cutter(pieces)?,
             encoder,
             starts,
+            words,
             token_base: 0,
             base_char: 0,
             rows: Vec::new(),
@@ -150,6 +164,7 @@ impl Core {
             token_base: self.token_base,
             tokens_end,
             done,
+            words: &self.words,
         };
         self.rows.clear();
         self.cutter.cut(&input, &mut self.rows)?;
@@ -169,6 +184,9 @@ impl Core {
         let drop = keep_token.saturating_sub(self.token_base);
         if self.cutter.wants_tokens() && drop > 0 && drop * 2 >= self.starts.len() {
             self.starts.drain(..drop);
+            if !self.words.is_empty() {
+                self.words.drain(..drop);
+            }
             self.token_base += drop;
         }
         Ok(keep_byte.clamp(base, end))
@@ -282,8 +300,15 @@ fn char_offsets(input: &Input<'_>, base_char: u64, positions: &[usize]) -> Resul
 /// # Errors
 /// Invalid given tokens, or a spec that cannot be built.
 pub fn chunk_text(text: &str, spec: &Spec, tokens: Tokens) -> Result<Batch> {
-    if let Tokens::Given(starts) = &tokens {
+    if let Tokens::Given { starts, words } = &tokens {
         validate_starts(starts, text.len())?;
+        if !words.is_empty() && words.len() != starts.len() {
+            return Err(Error::InvalidOffsets {
+                index: words.len(),
+                value: starts.len() as u64,
+                reason: "word flags must pair up with token starts".into(),
+            });
+        }
     }
     let one_block = !matches!(tokens, Tokens::Embedded(_));
     let mut core = Core::new(spec, tokens)?;
@@ -652,7 +677,15 @@ mod tests {
         // A user tokenizer that finds no tokens: windows keep the text whole.
         let text = "no tokens at all";
         for spec in specs(4).into_iter().filter(|s| !s.tokenizes_pieces()) {
-            let b = chunk_text(text, &spec, Tokens::Given(Vec::new())).unwrap();
+            let b = chunk_text(
+                text,
+                &spec,
+                Tokens::Given {
+                    starts: Vec::new(),
+                    words: Vec::new(),
+                },
+            )
+            .unwrap();
             let top: Vec<_> = b.table.iter().filter(|r| r[1] < 0).collect();
             let covered: usize = top.iter().map(|r| (r[5] - r[4]) as usize).sum();
             assert!(covered >= text.len(), "{spec:?} lost text: {b:?}");

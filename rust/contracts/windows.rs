@@ -81,9 +81,10 @@ impl Windows {
     }
 }
 
-/// A window may be cut where token `i` starts if that is a character boundary.
+/// A window may be cut where token `i` starts if that is a character boundary (and,
+/// with word information, a word's first token).
 fn cuttable(input: &Input<'_>, i: usize) -> bool {
-    i == 0 || input.is_char_boundary(input.bound(i))
+    i == 0 || input.cuttable(i)
 }
 
 impl Cutter for Windows {

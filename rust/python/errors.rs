@@ -15,6 +15,9 @@ fn class_of(e: &Error) -> (&'static str, &'static str) {
         Error::UnknownTokenizer { .. } => ("ferrochunk.errors", "UnknownTokenizerError"),
         Error::TextTooLarge { .. } => ("ferrochunk.errors", "TextTooLargeError"),
         Error::InvalidUtf8 { .. } => ("ferrochunk.errors", "InputDecodeError"),
+        Error::TokenizerJson { .. } => ("ferrochunk.errors", "ConfigError"),
+        Error::UnsupportedTokenizer { .. } => ("ferrochunk.errors", "UnsupportedTokenizerError"),
+        Error::Tokenizer { .. } => ("ferrochunk.errors", "TokenizerError"),
         // A compat function reproduces the builtin exception upstream raises.
         Error::Upstream { class, .. } => ("builtins", class),
     }

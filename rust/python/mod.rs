@@ -9,6 +9,7 @@ mod arrays;
 mod arrow;
 mod dify;
 mod errors;
+mod hf;
 mod pipeline;
 mod ragflow;
 mod spec;
@@ -27,6 +28,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pipeline::PyStream>()?;
     m.add_function(wrap_pyfunction!(arrow::py_chunk_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(errors::py_debug_panic, m)?)?;
+    m.add_class::<hf::PyHfTokenizer>()?;
     m.add_function(wrap_pyfunction!(tokenize::py_encode, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_encode_with_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_count, m)?)?;

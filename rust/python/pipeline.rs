@@ -77,11 +77,18 @@ fn tokens(
     encoding: Option<&str>,
     starts: Option<PyReadonlyArray1<'_, u32>>,
     counts: Option<PyReadonlyArray1<'_, u32>>,
+    words: Option<PyReadonlyArray1<'_, bool>>,
 ) -> Result<Tokens> {
     // Arrays are copied under the GIL: another Python thread may write to them.
+    let words = words.map_or_else(Vec::new, |w| w.as_array().to_vec());
     match (encoding, starts, counts) {
-        (Some(name), None, None) => Ok(Tokens::Embedded(Encoding::from_name(name)?)),
-        (None, Some(s), None) => Ok(Tokens::Given(s.as_array().to_vec())),
+        (Some(name), None, None) if words.is_empty() => {
+            Ok(Tokens::Embedded(Encoding::from_name(name)?))
+        }
+        (None, Some(s), None) => Ok(Tokens::Given {
+            starts: s.as_array().to_vec(),
+            words,
+        }),
         (None, Some(s), Some(c)) => Ok(Tokens::GivenPieces {
             starts: s.as_array().to_vec(),
             counts: c.as_array().to_vec(),
@@ -95,7 +102,7 @@ fn tokens(
 }
 
 #[pyfunction]
-#[pyo3(name = "chunk", signature = (text, spec, encoding=None, starts=None, counts=None))]
+#[pyo3(name = "chunk", signature = (text, spec, encoding=None, starts=None, counts=None, words=None))]
 pub fn py_chunk<'py>(
     py: Python<'py>,
     text: PyBackedStr,
@@ -103,10 +110,11 @@ pub fn py_chunk<'py>(
     encoding: Option<&str>,
     starts: Option<PyReadonlyArray1<'py, u32>>,
     counts: Option<PyReadonlyArray1<'py, u32>>,
+    words: Option<PyReadonlyArray1<'py, bool>>,
 ) -> PyResult<PyBatch<'py>> {
     guard(py, "chunk", || {
         let spec = spec::parse(spec)?;
-        let tokens = tokens(encoding, starts, counts).or_raise(py)?;
+        let tokens = tokens(encoding, starts, counts, words).or_raise(py)?;
         let batch = py
             .detach(|| chunk_text(&text, &spec, tokens))
             .or_raise(py)?;

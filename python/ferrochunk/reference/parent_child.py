@@ -23,7 +23,8 @@ def _children(tokens: Tokens, parent: Span, child: Recursive) -> list[Span]:
     starts = [tokens.bound(i) for i in range(ts, te)]
     if starts:
         starts[0] = bs
-    return cut_spans(Tokens(tokens.data, starts, ts, be), bs, child)
+    words = None if tokens.words is None else [tokens.word(i) for i in range(ts, te)]
+    return cut_spans(Tokens(tokens.data, starts, ts, be, words), bs, child)
 
 
 def batch(text: str, byte_starts: Sequence[int], config: ParentChild) -> Batch:

@@ -15,6 +15,9 @@ Dify's recursive splitter measured in real tokens, with every decision local:
 * with no separator in the window, the chunk ends at the window's last token boundary that
   is a character boundary, or, when the window holds none, at the first one after it
   (``oversize``), or the segment's end;
+* with a tokenizer that has pre-tokens (words), a chunk starts only at a word's first
+  token; a separator's cut moves forward over white space to one, or else back to the last
+  one after ``at``;
 * overlap extends every chunk after the first backwards by whole tokens, within
   ``max_tokens`` and never before the previous chunk's content, then moves later to a
   character boundary.
@@ -43,11 +46,19 @@ class Tokens:
     """The tokens over ``data[lo:hi]``: token ``base + k`` starts at ``starts[k]`` and runs
     to the next start (the last one to ``hi``)."""
 
-    def __init__(self, data: bytes, starts: Sequence[int], base: int, hi: int) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        starts: Sequence[int],
+        base: int,
+        hi: int,
+        words: Sequence[bool] | None = None,
+    ) -> None:
         self.data = data
         self.starts = list(starts)
         self.base = base
         self.hi = hi
+        self.words = None if words is None else list(words)
 
     @property
     def n(self) -> int:
@@ -59,8 +70,48 @@ class Tokens:
         return self.starts[k] if k < len(self.starts) else self.hi
 
     def token_at(self, at: int) -> int:
-        """The token holding byte ``at``."""
-        return self.base + max(bisect_right(self.starts, at) - 1, 0)
+        """The token holding byte ``at``: the first starting there, else the last before."""
+        k = bisect_left(self.starts, at)
+        if k < len(self.starts) and self.starts[k] == at:
+            return self.base + k
+        return self.base + max(k - 1, 0)
+
+    def word(self, i: int) -> bool:
+        k = i - self.base
+        return self.words is None or not 0 <= k < len(self.words) or self.words[k]
+
+    def cuttable(self, i: int) -> bool:
+        return self.word(i) and self.boundary(self.bound(i))
+
+    def is_cut(self, at: int) -> bool:
+        """A chunk may end at byte ``at``: a character boundary where a word begins."""
+        if not self.boundary(at):
+            return False
+        if self.words is None or at >= self.hi or not self.starts or at <= self.starts[0]:
+            return True
+        k = bisect_left(self.starts, at)
+        return k < len(self.starts) and self.starts[k] == at and self.words[k]
+
+    def word_cut(self, at: int, floor: int, limit: int) -> int | None:
+        """A separator's cut moved to a word: forward over white space, else back."""
+        if self.is_cut(at):
+            return at
+        text = self.data[at:limit].decode("utf-8", "replace")
+        q = at
+        for ch in text:
+            if not ch.isspace():
+                break
+            q += len(ch.encode("utf-8"))
+        if at < q <= limit and self.is_cut(q):
+            return q
+        assert self.words is not None
+        for k in range(bisect_left(self.starts, at) - 1, -1, -1):
+            b = self.starts[k]
+            if b <= floor:
+                break
+            if self.words[k] and self.boundary(b):
+                return b
+        return None
 
     def count(self, a: int, b: int) -> int:
         """Tokens overlapping ``a..b``."""
@@ -77,15 +128,15 @@ class Tokens:
         window, else None."""
         for i in chain(range(last, first, -1), range(last + 1, self.n + 1)):
             b = self.bound(i)
-            if b > at and self.boundary(b):
+            if b > at and self.cuttable(i):
                 return b
         return None
 
     def char_start(self, start: int, at: int) -> int:
         """``start`` moved later to a token boundary that is a character boundary, never
         past ``at``."""
-        while start < at and not self.boundary(start):
-            nxt = self.token_at(start) + 1
+        while start < at and not self.is_cut(start):
+            nxt = self.base + bisect_right(self.starts, start)  # past tokens sharing it
             start = min(self.bound(nxt), at) if nxt < self.n else at
         return start
 
@@ -108,9 +159,10 @@ def _segments(data: bytes, lo: int, hi: int, fixed: bytes, keep_end: bool) -> li
 
 
 def _separator_cut(
-    data: bytes, at: int, window_end: int, seps: Sequence[bytes], keep_end: bool
+    tokens: Tokens, at: int, window_end: int, seps: Sequence[bytes], keep_end: bool
 ) -> int | None:
     """The last cut in ``(at, window_end]`` of the first separator that has one."""
+    data = tokens.data
     for sep in seps:
         best = None
         search = at
@@ -118,8 +170,9 @@ def _separator_cut(
             cut = m + len(sep) if keep_end else m
             if cut > window_end:
                 break
-            if cut > at:
-                best = cut
+            moved = tokens.word_cut(cut, at, window_end)
+            if moved is not None and moved > at:
+                best = moved
             search = m + len(sep)
         if best is not None:
             return best
@@ -145,7 +198,7 @@ def cut_spans(tokens: Tokens, lo: int, config: Recursive) -> list[Span]:
         if overflow >= tokens.n or seg_end <= tokens.bound(overflow):
             return seg_end  # the rest of the segment fits
         window_end = tokens.bound(overflow)
-        cut = _separator_cut(data, at, window_end, seps, keep_end)
+        cut = _separator_cut(tokens, at, window_end, seps, keep_end)
         if cut is not None:
             return cut
         b = tokens.char_cut(at, first, overflow)
@@ -178,7 +231,7 @@ def cut_spans(tokens: Tokens, lo: int, config: Recursive) -> list[Span]:
 def whole_text_tokens(data: bytes, byte_starts: Sequence[int]) -> Tokens:
     """The tokens of a whole text (token 0 runs from its start)."""
     starts = [0, *byte_starts[1:]] if byte_starts else []
-    return Tokens(data, starts, 0, len(data))
+    return Tokens(data, starts, 0, len(data), getattr(byte_starts, "words", None))
 
 
 def chars_of(data: bytes, spans: Sequence[Span]) -> dict[int, int]:

@@ -55,6 +55,7 @@ def classify(
     """The class of every boundary ``0..=len(starts)``."""
     n = len(starts)
     out = [NO_BREAK] * (n + 1)
+    words = getattr(starts, "words", None)
     token = 0
     at = 0  # byte offset of the current character
     for i, ch in enumerate(text):
@@ -68,7 +69,7 @@ def classify(
             continue
         while token + 1 < n and starts[token + 1] <= after:
             token += 1
-        if token > 0 and is_char_boundary(data, starts[token]):
+        if token > 0 and is_char_boundary(data, starts[token]) and (words is None or words[token]):
             out[token] = min(out[token], k)
     return out
 
@@ -90,8 +91,12 @@ def sentence_windows(
     def byte(i: int) -> int:
         return 0 if i == 0 else (len(data) if i >= n else byte_starts[i])
 
+    words = getattr(byte_starts, "words", None)
+
     def cuttable(i: int) -> bool:
-        return i == 0 or i >= n or is_char_boundary(data, byte(i))
+        if i == 0 or i >= n:
+            return True
+        return is_char_boundary(data, byte(i)) and (words is None or words[i])
 
     cls = classify(text, data, byte_starts, classes)
     chars = byte_to_char(data, [byte(i) for i in range(n + 1)])

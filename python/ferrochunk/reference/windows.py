@@ -46,8 +46,12 @@ def token_windows(
             return 0
         return len(data) if i >= n else byte_starts[i]
 
+    words = getattr(byte_starts, "words", None)
+
     def cuttable(i: int) -> bool:
-        return i == 0 or i >= n or is_char_boundary(data, start_of(i))
+        if i == 0 or i >= n:
+            return True
+        return is_char_boundary(data, start_of(i)) and (words is None or words[i])
 
     if n == 0:
         # No tokens: a non-empty text is kept whole rather than dropped.

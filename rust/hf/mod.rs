@@ -1,0 +1,479 @@
+//! A native engine for Hugging Face `tokenizer.json` files: the same ids and offsets as
+//! the `tokenizers` library, without Python, for the pipelines open embedding models use.
+//!
+//! The text goes through `tokenizers`' stages in its order: added tokens are cut out,
+//! each remaining piece is normalized (`normalize.rs`, which keeps every byte's original
+//! offset), pre-tokenized into words (`pretokenize.rs`), and each word goes through the
+//! model (`wordpiece.rs`, `bpe.rs`, `unigram.rs`). A component this engine does not run
+//! is an [`Error::UnsupportedTokenizer`] naming its JSON path, so the caller can fall
+//! back to `tokenizers` itself.
+//!
+//! Performance: words repeat, so each call keeps a memo of word -> tokens; ASCII text
+//! skips the Unicode normalizers it cannot change.
+
+mod added;
+mod bpe;
+mod json;
+mod normalize;
+mod pattern;
+mod pretokenize;
+mod unigram;
+mod wordpiece;
+
+use foldhash::{HashMap, HashMapExt};
+use rayon::prelude::*;
+use serde_json::Value;
+
+use self::added::{AddedTokens, Piece};
+use self::bpe::Bpe;
+use self::json::At;
+use self::normalize::{Normalized, Normalizer};
+use self::pretokenize::PreTokenizer;
+use self::unigram::Unigram;
+use self::wordpiece::WordPiece;
+use crate::error::{Error, Result};
+use crate::tokenizer::{check_len, Encoded};
+
+#[derive(Debug)]
+enum Model {
+    /// One id per word (`[UNK]` for the rest).
+    WordLevel {
+        vocab: HashMap<String, u32>,
+        unk: String,
+    },
+    WordPiece(WordPiece),
+    Bpe(Bpe),
+    Unigram(Unigram),
+}
+
+impl Model {
+    fn parse(at: At<'_, '_>) -> Result<Self> {
+        let kind = at.kind()?;
+        Ok(match kind {
+            "WordLevel" => Model::WordLevel {
+                vocab: vocab(at)?,
+                unk: at.opt_str("unk_token")?.unwrap_or("<unk>").to_owned(),
+            },
+            "WordPiece" => Model::WordPiece(WordPiece::parse(at, vocab(at)?)?),
+            "BPE" => Model::Bpe(Bpe::parse(at, vocab(at)?)?),
+            "Unigram" => Model::Unigram(Unigram::parse(at)?),
+            other => return Err(at.unsupported("type", format!("model {other:?}"))),
+        })
+    }
+
+    /// Each id's count of leading spaces (`Ġ` or whitespace), for `trim_offsets`.
+    fn leading_spaces(&self) -> Vec<u8> {
+        let mut table = Vec::new();
+        let mut set = |token: &str, id: u32| {
+            let n = token
+                .chars()
+                .take_while(|&c| c == '\u{120}' || c.is_whitespace())
+                .count();
+            let id = id as usize;
+            if n > 0 {
+                if table.len() <= id {
+                    table.resize(id + 1, 0);
+                }
+                table[id] = n.min(255) as u8;
+            }
+        };
+        match self {
+            Model::WordLevel { vocab, .. } => vocab.iter().for_each(|(t, &id)| set(t, id)),
+            Model::WordPiece(m) => m.vocab().iter().for_each(|(t, &id)| set(t, id)),
+            Model::Bpe(m) => m.vocab().iter().for_each(|(t, &id)| set(t, id)),
+            Model::Unigram(m) => m.vocab().iter().for_each(|(t, &id)| set(t, id)),
+        }
+        table
+    }
+
+    fn tokenize(&self, word: &str, out: &mut Vec<(u32, u32)>) -> Result<()> {
+        match self {
+            Model::WordLevel { vocab, unk } => {
+                let id =
+                    vocab
+                        .get(word)
+                        .or_else(|| vocab.get(unk))
+                        .ok_or_else(|| Error::Tokenizer {
+                            message: "WordLevel error: Missing [UNK] token from the vocabulary"
+                                .into(),
+                        })?;
+                out.push((*id, 0));
+                Ok(())
+            }
+            Model::WordPiece(m) => m.tokenize(word, out),
+            Model::Bpe(m) => m.tokenize(word, out),
+            Model::Unigram(m) => m.tokenize(word, out),
+        }
+    }
+}
+
+/// SentencePiece's byte fallback: the ids of `<0xAB>` for each byte of `piece`, if the
+/// vocabulary has every one.
+fn byte_tokens(vocab: &HashMap<String, u32>, piece: &str) -> Option<Vec<u32>> {
+    piece
+        .bytes()
+        .map(|b| vocab.get(&format!("<0x{b:02X}>")).copied())
+        .collect()
+}
+
+/// A `{"token": id}` vocabulary.
+fn vocab(at: At<'_, '_>) -> Result<HashMap<String, u32>> {
+    let node = at.req("vocab")?;
+    let map = node
+        .value
+        .as_object()
+        .ok_or_else(|| node.at().invalid("must be an object of token -> id"))?;
+    let mut vocab = HashMap::with_capacity(map.len());
+    for (token, id) in map {
+        let id = id
+            .as_u64()
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| {
+                node.at().invalid(format!(
+                    "{token:?} must map to an id, got {}",
+                    json::short(id)
+                ))
+            })?;
+        vocab.insert(token.clone(), id);
+    }
+    Ok(vocab)
+}
+
+/// `Some(add_prefix_space)` when the post-processor trims spaces off token offsets
+/// (`RobertaProcessing` and `ByteLevel` with `trim_offsets`).
+fn trims(at: Option<At<'_, '_>>) -> Result<Option<bool>> {
+    let Some(at) = at else { return Ok(None) };
+    match at.kind()? {
+        "RobertaProcessing" | "ByteLevel" if at.flag("trim_offsets", true)? => {
+            Ok(Some(at.flag("add_prefix_space", true)?))
+        }
+        "Sequence" => {
+            let mut out = None;
+            for item in at.req("processors")?.at().items()? {
+                out = out.or(trims(Some(item.at()))?);
+            }
+            Ok(out)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// How many special tokens the post-processor adds around one sequence.
+fn specials(at: Option<At<'_, '_>>) -> Result<usize> {
+    let Some(at) = at else { return Ok(0) };
+    Ok(match at.kind()? {
+        "BertProcessing" | "RobertaProcessing" => 2,
+        "ByteLevel" => 0,
+        "Sequence" => {
+            let mut n = 0;
+            for item in at.req("processors")?.at().items()? {
+                n += specials(Some(item.at()))?;
+            }
+            n
+        }
+        "TemplateProcessing" => {
+            let table = at.req("special_tokens")?;
+            let mut n = 0;
+            for item in at.req("single")?.at().items()? {
+                let Some(special) = item.at().get("SpecialToken") else {
+                    continue;
+                };
+                let name = special.at().req("id")?.at().str()?;
+                let entry = table.at().get(name).ok_or_else(|| {
+                    special
+                        .at()
+                        .invalid(format!("{name:?} is not in special_tokens"))
+                })?;
+                n += entry.at().req("ids")?.at().items()?.len();
+            }
+            n
+        }
+        other => return Err(at.unsupported("type", format!("post-processor {other:?}"))),
+    })
+}
+
+/// A loaded `tokenizer.json`.
+#[derive(Debug)]
+pub struct HfTokenizer {
+    added: AddedTokens,
+    normalizers: Vec<Normalizer>,
+    pre: Vec<PreTokenizer>,
+    model: Model,
+    specials: usize,
+    /// `trim_offsets`: `add_prefix_space`, and each id's leading spaces.
+    trim: Option<(bool, Vec<u8>)>,
+    /// With a `Replace` that may join characters across a word boundary: the steps
+    /// whose effect at such a boundary is checked (`Prepend` and `Strip` left out).
+    joining: Option<Vec<usize>>,
+}
+
+/// How far on each side of a word boundary the joining check reads.
+const JOIN_WINDOW: usize = 64;
+
+/// Words longer than this are tokenized without the memo.
+const MEMO_WORD: usize = 64;
+
+impl HfTokenizer {
+    /// Parses a `tokenizer.json` document.
+    ///
+    /// # Errors
+    /// [`Error::TokenizerJson`] for malformed JSON or values, naming the JSON path;
+    /// [`Error::UnsupportedTokenizer`] for a component this engine does not run.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let value: Value = serde_json::from_str(text).map_err(|e| Error::TokenizerJson {
+            path: "(document)".into(),
+            reason: format!("is not valid JSON: {e}"),
+        })?;
+        let root = At::root(&value);
+        if !value.is_object() {
+            return Err(root.invalid("must be an object"));
+        }
+        let mut normalizers = Vec::new();
+        if let Some(n) = root.get("normalizer") {
+            Normalizer::parse(n.at(), &mut normalizers)?;
+        }
+        let mut pre = Vec::new();
+        if let Some(p) = root.get("pre_tokenizer") {
+            PreTokenizer::parse(p.at(), &mut pre)?;
+        }
+        let model = Model::parse(root.req("model")?.at())?;
+        let post = root.get("post_processor");
+        let specials = specials(post.as_ref().map(|n| n.at()))?;
+        let trim = trims(post.as_ref().map(|n| n.at()))?.map(|p| (p, model.leading_spaces()));
+        let added = root.get("added_tokens");
+        let added = AddedTokens::parse(added.as_ref().map(|n| n.at()), &normalizers)?;
+        let joining = normalizers.iter().any(Normalizer::may_join).then(|| {
+            (0..normalizers.len())
+                .filter(|&i| !normalizers[i].is_edge())
+                .collect()
+        });
+        Ok(HfTokenizer {
+            joining,
+            added,
+            normalizers,
+            pre,
+            model,
+            specials,
+            trim,
+        })
+    }
+
+    /// Special tokens the post-processor adds to one sequence.
+    pub fn special_tokens(&self) -> usize {
+        self.specials
+    }
+
+    /// Ids and the original byte offset where each token starts (as
+    /// `tokenizers.Tokenizer.encode(text, add_special_tokens=False)`).
+    ///
+    /// # Errors
+    /// The model meets an unknown word and has no unknown token, or the text is 4 GiB.
+    pub fn encode(&self, text: &str) -> Result<Encoded> {
+        let (mut out, _) = self.run(text)?;
+        if let Some((prefix, table)) = &self.trim {
+            trim_offsets(&mut out, *prefix, table, text.len());
+        }
+        Ok(out)
+    }
+
+    /// Token starts for chunking, and whether each token begins a word (a pre-token or
+    /// an added token). Starts are not trimmed by the post-processor: a token owns the
+    /// spaces it encodes, so a cut at a word's first token re-encodes exactly.
+    ///
+    /// # Errors
+    /// As [`HfTokenizer::encode`].
+    pub fn chunk_tokens(&self, text: &str) -> Result<(Vec<u32>, Vec<bool>)> {
+        let (out, mut words) = self.run(text)?;
+        if let Some(steps) = &self.joining {
+            self.unjoin(text, &out.byte_starts, &mut words, steps);
+        }
+        Ok((out.byte_starts, words))
+    }
+
+    /// Clears the word flag of every boundary the normalizer joins across (a `Replace`
+    /// that matches on both sides, such as `" {2,}"` after a newline mapped to a space):
+    /// cut there, each side would normalize differently alone.
+    fn unjoin(&self, text: &str, starts: &[u32], words: &mut [bool], steps: &[usize]) {
+        let norm = |s: &str| {
+            let mut n = Normalized::new(s, 0);
+            for &i in steps {
+                self.normalizers[i].apply(&mut n);
+            }
+            n.text
+        };
+        let firsts: Vec<usize> = (0..starts.len()).filter(|&i| words[i]).collect();
+        for (k, &i) in firsts.iter().enumerate().skip(1) {
+            let p = starts[i] as usize;
+            let mut a = (starts[firsts[k - 1]] as usize).max(p.saturating_sub(JOIN_WINDOW));
+            while !text.is_char_boundary(a) {
+                a += 1;
+            }
+            let next = firsts
+                .get(k + 1)
+                .map_or(text.len(), |&j| starts[j] as usize);
+            let mut b = next.min(p + JOIN_WINDOW).min(text.len());
+            while !text.is_char_boundary(b) {
+                b -= 1;
+            }
+            if a >= p || b <= p {
+                continue;
+            }
+            let (left, right) = (norm(&text[a..p]), norm(&text[p..b]));
+            let both = norm(&text[a..b]);
+            if both.len() != left.len() + right.len()
+                || !both.starts_with(&left)
+                || !both.ends_with(&right)
+            {
+                words[i] = false;
+            }
+        }
+    }
+
+    fn run(&self, text: &str) -> Result<(Encoded, Vec<bool>)> {
+        check_len(text)?;
+        let mut out = Encoded::default();
+        let mut words = Vec::new();
+        let mut memo: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        let mut scratch = Vec::new();
+        let mut raw = Vec::new();
+        self.added.split_raw(Normalized::new(text, 0), &mut raw);
+        for piece in raw {
+            let mut normalized = match piece {
+                Piece::Token { id, start } => {
+                    out.ids.push(id);
+                    out.byte_starts.push(start);
+                    words.push(true);
+                    continue;
+                }
+                Piece::Text(n) => n,
+            };
+            for step in &self.normalizers {
+                step.apply(&mut normalized);
+            }
+            let mut pieces = Vec::new();
+            self.added.split_normalized(normalized, &mut pieces);
+            for piece in pieces {
+                let pre_tokens = match piece {
+                    Piece::Token { id, start } => {
+                        out.ids.push(id);
+                        out.byte_starts.push(start);
+                        words.push(true);
+                        continue;
+                    }
+                    Piece::Text(n) if n.text.is_empty() => continue,
+                    Piece::Text(n) => self
+                        .pre
+                        .iter()
+                        .fold(vec![n], |words, step| step.apply(words)),
+                };
+                for word in pre_tokens {
+                    let before = out.ids.len();
+                    self.word(&word, &mut memo, &mut scratch, &mut out)?;
+                    words.extend((before..out.ids.len()).map(|i| i == before));
+                }
+            }
+        }
+        Ok((out, words))
+    }
+
+    fn word(
+        &self,
+        word: &Normalized,
+        memo: &mut HashMap<String, Vec<(u32, u32)>>,
+        scratch: &mut Vec<(u32, u32)>,
+        out: &mut Encoded,
+    ) -> Result<()> {
+        let tokens: &[(u32, u32)] = if word.text.len() <= MEMO_WORD {
+            if !memo.contains_key(&word.text) {
+                let mut tokens = Vec::new();
+                self.model.tokenize(&word.text, &mut tokens)?;
+                memo.insert(word.text.clone(), tokens);
+            }
+            &memo[&word.text]
+        } else {
+            scratch.clear();
+            self.model.tokenize(&word.text, scratch)?;
+            scratch
+        };
+        let last = word.starts.len().saturating_sub(1);
+        for &(id, rel) in tokens {
+            out.ids.push(id);
+            out.byte_starts.push(
+                word.starts
+                    .get((rel as usize).min(last))
+                    .copied()
+                    .unwrap_or(word.origin),
+            );
+        }
+        Ok(())
+    }
+
+    /// The number of tokens in `text`.
+    ///
+    /// # Errors
+    /// As [`HfTokenizer::encode`].
+    pub fn count(&self, text: &str) -> Result<usize> {
+        Ok(self.encode(text)?.ids.len())
+    }
+
+    /// [`HfTokenizer::count`] of each text, in parallel.
+    ///
+    /// # Errors
+    /// The first text that fails.
+    pub fn count_batch(&self, texts: &[&str]) -> Result<Vec<usize>> {
+        texts.par_iter().map(|t| self.count(t)).collect()
+    }
+}
+
+/// `byte_level::process_offsets` on starts: a token's start moves past its leading
+/// spaces, except the one space `add_prefix_space` put before the first token.
+fn trim_offsets(out: &mut Encoded, add_prefix_space: bool, table: &[u8], len: usize) {
+    for (i, (&id, start)) in out.ids.iter().zip(&mut out.byte_starts).enumerate() {
+        let lead = table.get(id as usize).copied().unwrap_or(0) as u32;
+        if lead == 0 || (add_prefix_space && lead == 1 && (i == 0 || *start == 0)) {
+            continue;
+        }
+        *start = (*start + lead).min(len as u32);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BERT: &str = r###"{
+      "added_tokens": [{"id": 1, "content": "[SEP]", "single_word": false, "lstrip": false,
+                        "rstrip": false, "normalized": false, "special": true}],
+      "normalizer": {"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true,
+                     "strip_accents": null, "lowercase": true},
+      "pre_tokenizer": {"type": "BertPreTokenizer"},
+      "post_processor": {"type": "BertProcessing", "sep": ["[SEP]", 1], "cls": ["[CLS]", 2]},
+      "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                "max_input_chars_per_word": 100,
+                "vocab": {"[UNK]": 0, "[SEP]": 1, "[CLS]": 2, "play": 3, "##ing": 4, "!": 5, "cafe": 6}}
+    }"###;
+
+    #[test]
+    fn wordpiece_ids_and_original_offsets() {
+        let tok = HfTokenizer::from_json(BERT).unwrap();
+        let e = tok.encode("Playing [SEP] Café!").unwrap();
+        assert_eq!(e.ids, vec![3, 4, 1, 6, 5]);
+        assert_eq!(e.byte_starts, vec![0, 4, 8, 14, 19]);
+        assert_eq!(tok.special_tokens(), 2);
+        assert_eq!(tok.encode("zzz").unwrap().ids, vec![0]);
+    }
+
+    #[test]
+    fn errors_name_the_json_path() {
+        let bad = BERT.replace("\"BertPreTokenizer\"", "\"UnicodeScripts\"");
+        let e = HfTokenizer::from_json(&bad).unwrap_err();
+        assert!(
+            matches!(e, Error::UnsupportedTokenizer { ref path, .. } if path == "pre_tokenizer.type"),
+            "{e}"
+        );
+        let bad = BERT.replace("\"lowercase\": true", "\"lowercase\": 3");
+        let e = HfTokenizer::from_json(&bad).unwrap_err();
+        assert!(e.to_string().contains("normalizer.lowercase"), "{e}");
+        assert!(HfTokenizer::from_json("{\"model\":").is_err());
+    }
+}

@@ -1,0 +1,141 @@
+//! What `Split` and `Replace` look for: a literal string, or a regex that runs in
+//! linear time (regex-automata: no lookaround, no backreferences).
+//!
+//! The one lookaround the common files use, `\s+(?!\S)` ("a whitespace run, less its
+//! last character when a word follows"), is rewritten as a capture group and shortened
+//! by hand, which is what the lookahead does.
+
+use regex_automata::meta::Regex;
+use regex_automata::util::syntax;
+use regex_automata::Input;
+
+use super::json::At;
+use crate::error::Result;
+
+const LOOKAHEAD_IDIOM: &str = r"\s+(?!\S)";
+
+#[derive(Debug)]
+pub enum Pattern {
+    Literal(String),
+    Regex {
+        regex: Regex,
+        /// The pattern held `\s+(?!\S)`, now capture group 1.
+        idiom: bool,
+    },
+}
+
+impl Pattern {
+    /// `{"String": s}` or `{"Regex": r}`.
+    pub fn parse(at: At<'_, '_>) -> Result<Self> {
+        if let Some(s) = at.get("String") {
+            return Ok(Pattern::Literal(s.at().str()?.to_owned()));
+        }
+        let node = at
+            .get("Regex")
+            .ok_or_else(|| at.invalid("must be {\"String\": ...} or {\"Regex\": ...}"))?;
+        let source = node.at().str()?;
+        Pattern::regex(source).ok_or_else(|| {
+            node.at().unsupported(
+                "",
+                format!("regex {source:?} (lookaround or syntax a linear-time engine cannot run)"),
+            )
+        })
+    }
+
+    /// A regex pattern, or `None` when it needs a backtracking engine.
+    pub fn regex(source: &str) -> Option<Self> {
+        let idiom = source.contains(LOOKAHEAD_IDIOM);
+        let rewritten = source.replace(LOOKAHEAD_IDIOM, r"(\s+)");
+        if !idiom && rewritten.contains('(') {
+            // Any other capture group would shift ours; nothing to shift here.
+        }
+        let regex = Regex::builder()
+            .syntax(syntax::Config::new().unicode(true).utf8(true))
+            .build(&rewritten)
+            .ok()?;
+        if idiom
+            && regex
+                .group_info()
+                .group_len(regex_automata::PatternID::ZERO)
+                < 2
+        {
+            return None;
+        }
+        Some(Pattern::Regex { regex, idiom })
+    }
+
+    /// The text cut into `((start, end), is_match)` pieces that cover it, as
+    /// `tokenizers`' `Pattern::find_matches`.
+    pub fn find(&self, text: &str) -> Vec<((usize, usize), bool)> {
+        if text.is_empty() {
+            return vec![((0, 0), false)];
+        }
+        let mut out = Vec::new();
+        let mut prev = 0;
+        let push = |a: usize, b: usize, out: &mut Vec<_>, prev: &mut usize| {
+            if *prev != a {
+                out.push(((*prev, a), false));
+            }
+            out.push(((a, b), true));
+            *prev = b;
+        };
+        match self {
+            Pattern::Literal(s) if s.is_empty() => {}
+            Pattern::Literal(s) => {
+                for (a, m) in text.match_indices(s.as_str()) {
+                    push(a, a + m.len(), &mut out, &mut prev);
+                }
+            }
+            Pattern::Regex { regex, idiom } => {
+                let mut at = 0;
+                while at <= text.len() {
+                    let Some(m) = regex.search(&Input::new(text).range(at..)) else {
+                        break;
+                    };
+                    let (a, mut b) = (m.start(), m.end());
+                    if *idiom {
+                        b = shorten(regex, text, a, b);
+                    }
+                    if a == b {
+                        // An empty match: step over one character, as find_iter does.
+                        push(a, b, &mut out, &mut prev);
+                        at = b + text[b..].chars().next().map_or(1, char::len_utf8);
+                        continue;
+                    }
+                    push(a, b, &mut out, &mut prev);
+                    at = b;
+                }
+            }
+        }
+        if prev != text.len() {
+            out.push(((prev, text.len()), false));
+        }
+        out
+    }
+}
+
+/// `\s+(?!\S)`: when group 1 made the match and a non-space follows it, the run gives
+/// back its last character (a run of one then fails over to the next alternative,
+/// which for every file seen is `\s+`: the same one character).
+fn shorten(regex: &Regex, text: &str, a: usize, b: usize) -> usize {
+    if b >= text.len() {
+        return b;
+    }
+    let run = &text[a..b];
+    if !run.chars().all(char::is_whitespace) || run.chars().nth(1).is_none() {
+        return b;
+    }
+    let mut caps = regex.create_captures();
+    regex.search_captures(
+        &Input::new(text)
+            .range(a..)
+            .anchored(regex_automata::Anchored::Yes),
+        &mut caps,
+    );
+    match caps.get_group(1) {
+        Some(g) if g.start == a && g.end == b => {
+            b - run.chars().next_back().map_or(0, char::len_utf8)
+        }
+        _ => b,
+    }
+}

@@ -1,0 +1,315 @@
+"""The native ``tokenizer.json`` engine against the ``tokenizers`` library itself.
+
+Each model is trained here (``hf_models.py``) in a standard embedding-model pipeline and
+loaded from its JSON. Ids and offsets must equal ``tokenizers``' on corpus slices in every
+language and on hypothesis text; chunks must fit the cap with the model's special tokens,
+and the native backend must equal the reference, which reads ``tokenizers``' own output.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import pickle
+import random
+import warnings
+
+import numpy as np
+import pytest
+from hf_models import NAMES, corpus, hf, json_of
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ferrochunk as fc
+from ferrochunk.errors import ConfigError, TokenizerError, UnsupportedTokenizerError
+
+TRICKY = st.sampled_from(
+    [
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r\n",
+        "\u00a0",
+        "\u3000",
+        "\u200b",
+        "\ufeff",
+        "\x00",
+        "\ufffd",
+        "\x7f",
+        "é",
+        "e\u0301",
+        "a\u0316\u0301",
+        "ﬁ",
+        "①",
+        "Ⅻ",
+        "ＡＢ",
+        "İ",
+        "ß",
+        "日本語",
+        "中文",
+        "한국어",
+        "😀",
+        "👩‍👩‍👧",
+        "[SEP]",
+        "[CLS]",
+        "<mask>",
+        "</s>",
+        "don't",
+        "1234",
+        "...",
+        "--",
+        "'s",
+        "▁",
+        "Ġ",
+        "##ing",
+        "<0x41>",
+    ]
+)
+TEXT = st.lists(st.one_of(TRICKY, st.text(max_size=12)), max_size=12).map("".join)
+
+
+def expected(tok, text: str) -> tuple[list[int], list[int]]:  # type: ignore[no-untyped-def]
+    """``tokenizers``' ids and byte starts, without special tokens."""
+    enc = tok.encode(text, add_special_tokens=False)
+    return enc.ids, [len(text[: o[0]].encode("utf-8")) for o in enc.offsets]
+
+
+def slices(n: int, size: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for text in corpus():
+        for _ in range(n):
+            a = rng.randrange(len(text))
+            out.append(text[a : a + rng.randrange(1, size)])
+    return out
+
+
+@pytest.fixture(scope="module", params=NAMES)
+def model(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    name = request.param
+    return name, hf(name), fc.Tokenizer.from_json(json_of(name))
+
+
+def test_every_standard_pipeline_runs_natively(model) -> None:  # type: ignore[no-untyped-def]
+    name, _, tok = model
+    assert tok.engine == "native", name
+
+
+def test_ids_and_offsets_equal_tokenizers_on_the_corpus(model) -> None:  # type: ignore[no-untyped-def]
+    name, ref, tok = model
+    for text in slices(25, 600):
+        ids, starts = tok.encode_with_offsets(text)
+        assert (ids.tolist(), starts.tolist()) == expected(ref, text), (name, text[:80])
+        assert tok.count(text) == len(ids)
+
+
+@given(text=TEXT)
+def test_ids_and_offsets_equal_tokenizers_on_any_text(model, text: str) -> None:  # type: ignore[no-untyped-def]
+    name, ref, tok = model
+    ids, starts = tok.encode_with_offsets(text)
+    assert (ids.tolist(), starts.tolist()) == expected(ref, text), name
+
+
+def test_count_batch_equals_counts(model) -> None:  # type: ignore[no-untyped-def]
+    _, ref, tok = model
+    texts = slices(3, 300, seed=1)
+    counts = tok.count_batch(texts)
+    assert counts.tolist() == [len(ref.encode(t, add_special_tokens=False).ids) for t in texts]
+
+
+def test_special_tokens_are_what_the_post_processor_adds(model) -> None:  # type: ignore[no-untyped-def]
+    name, ref, tok = model
+    assert tok.special_tokens == len(ref.encode("", add_special_tokens=True).ids), name
+    off = fc.Tokenizer.from_json(json_of(name), reserve_special_tokens=False)
+    assert off.special_tokens == 0
+
+
+CONFIGS = [
+    fc.Recursive(64),
+    fc.Recursive(96, overlap_tokens=16),
+    fc.Recursive(64, keep_separator="start"),
+    fc.TokenWindows(64, overlap_tokens=8),
+    fc.SentenceWindows(80),
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: type(c).__name__)
+def test_chunks_fit_the_cap_with_special_tokens(model, config) -> None:  # type: ignore[no-untyped-def]
+    name, ref, tok = model
+    cap = config.safe_max if isinstance(config, fc.SentenceWindows) else config.max_tokens
+    checked = 0
+    for doc in slices(2, 5000, seed=2):
+        chunks = fc.chunk(doc, config, tokenizer=tok)
+        assert chunks == fc.chunk(doc, config, tokenizer=tok, backend="reference"), name
+        for c in chunks:
+            assert doc[c.char_start : c.char_end] == c.text
+            if c.metadata.get("oversize"):
+                continue  # one pre-token alone is over the cap: cut inside, flagged
+            checked += 1
+            assert len(ref.encode(c.text, add_special_tokens=True).ids) <= cap, (name, c.text)
+            own = len(ref.encode(c.text, add_special_tokens=False).ids)
+            if name == "bpe":
+                # Byte-level BPE groups trailing white space by what follows it, so a
+                # chunk that ends in a run of it re-encodes to at most its token_count.
+                assert own <= c.token_count
+            else:
+                assert own == c.token_count, (name, c.text)
+    assert checked > 20
+
+
+def test_chunks_start_at_words(model) -> None:  # type: ignore[no-untyped-def]
+    """No chunk starts inside a pre-token unless the chunk before it is oversize."""
+    name, _, tok = model
+    ref = hf(name)
+    ref.post_processor = None  # offsets as the model made them, not trimmed
+    for doc in slices(2, 3000, seed=3):
+        enc = ref.encode(doc, add_special_tokens=False)
+        inner = {
+            o[0]
+            for i, (o, w) in enumerate(zip(enc.offsets, enc.word_ids, strict=True))
+            if i and w == enc.word_ids[i - 1] and o[0] > enc.offsets[i - 1][0]
+        }
+        chunks = fc.chunk(doc, fc.TokenWindows(40), tokenizer=tok)
+        for before, c in itertools.pairwise(chunks):
+            if not before.metadata.get("oversize"):
+                assert c.char_start not in inner, (name, c.text[:30])
+
+
+@pytest.mark.parametrize("config", [fc.Recursive(48), fc.TokenWindows(48)])
+def test_stream_and_many_equal_chunk(model, config) -> None:  # type: ignore[no-untyped-def]
+    _, _, tok = model
+    docs = slices(1, 4000, seed=4)
+    whole = [fc.chunk(d, config, tokenizer=tok) for d in docs]
+    assert fc.chunk_many(docs, config, tokenizer=tok, threads=2) == whole
+    doc = docs[0]
+    pieces = [doc[i : i + 97] for i in range(0, len(doc), 97)]
+    assert list(fc.chunk_stream(pieces, config, tokenizer=tok)) == whole[0]
+
+
+def test_reserve_lowers_every_cap() -> None:
+    ref = hf("bert")
+    tok = fc.Tokenizer.from_json(json_of("bert"))
+    off = fc.Tokenizer.from_json(json_of("bert"), reserve_special_tokens=False)
+    doc = corpus()[0][:20000]
+    kept = fc.chunk(doc, fc.Recursive(50), tokenizer=tok)
+    loose = fc.chunk(doc, fc.Recursive(50), tokenizer=off)
+    assert max(c.token_count for c in kept) <= 48 < max(c.token_count for c in loose)
+    assert max(len(ref.encode(c.text).ids) for c in kept) <= 50
+    with pytest.raises(ConfigError, match="special tokens"):
+        fc.chunk(doc, fc.TokenWindows(3, overlap_tokens=1), tokenizer=tok)
+
+
+def test_from_huggingface_takes_the_native_path_and_pickles() -> None:
+    ref = hf("bpe")
+    tok = fc.Tokenizer.from_huggingface(ref)
+    assert tok.engine == "native"
+    assert fc.Tokenizer.from_huggingface(hf("bpe")) is tok  # one handle per JSON
+    back = pickle.loads(pickle.dumps(tok))
+    assert back.engine == "native"
+    assert back.special_tokens == tok.special_tokens
+    text = corpus()[1][:3000]
+    assert back.encode(text).tolist() == ref.encode(text, add_special_tokens=False).ids
+
+
+def test_from_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json_of("unigram"), encoding="utf-8")
+    tok = fc.Tokenizer.from_file(path)
+    assert tok.engine == "native"
+    assert tok.count("hello world") > 0
+    with pytest.raises(ConfigError, match="cannot read"):
+        fc.Tokenizer.from_file(tmp_path / "missing.json")
+
+
+def _edited(name: str, edit) -> str:  # type: ignore[no-untyped-def]
+    doc = json.loads(json_of(name))
+    edit(doc)
+    return json.dumps(doc)
+
+
+def test_unsupported_components_fall_back_with_a_warning_naming_them() -> None:
+    from tokenizers import Tokenizer
+
+    def lookbehind(doc):  # type: ignore[no-untyped-def]
+        doc["pre_tokenizer"] = {
+            "type": "Split",
+            "pattern": {"Regex": r"(?<=\d)\s"},
+            "behavior": "Isolated",
+            "invert": False,
+        }
+
+    text = _edited("bert", lookbehind)
+    with pytest.raises(UnsupportedTokenizerError, match=r"pre_tokenizer\.pattern"):
+        fc.Tokenizer.from_json(text)
+    ref = Tokenizer.from_str(text)
+    with pytest.warns(UserWarning, match="pre_tokenizer.pattern"):
+        tok = fc.Tokenizer.from_huggingface(ref)
+    assert tok.engine == "python"
+    sample = "a 1 b 2 c"
+    assert tok.encode(sample).tolist() == ref.encode(sample, add_special_tokens=False).ids
+
+
+def test_bpe_dropout_is_refused() -> None:
+    def dropout(doc):  # type: ignore[no-untyped-def]
+        doc["model"]["dropout"] = 0.1
+
+    with pytest.raises(UnsupportedTokenizerError, match=r"model\.dropout"):
+        fc.Tokenizer.from_json(_edited("bpe", dropout))
+
+
+@pytest.mark.parametrize(
+    ("edit", "path"),
+    [
+        (lambda d: d["normalizer"].update(type="Fancy"), "normalizer.type"),
+        (lambda d: d["normalizer"].update(lowercase="yes"), "normalizer.lowercase"),
+        (lambda d: d["model"].pop("vocab"), "model.vocab"),
+        (lambda d: d["model"]["vocab"].update(bad=-1), "model.vocab"),
+        (
+            lambda d: d.update(
+                pre_tokenizer={"type": "Sequence", "pretokenizers": [{"type": "X"}]}
+            ),
+            r"pre_tokenizer.pretokenizers\[0\].type",
+        ),
+        (lambda d: d["added_tokens"][0].pop("content"), r"added_tokens\[0\].content"),
+    ],
+)
+def test_malformed_json_names_the_path(edit, path: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ConfigError, match=path):
+        fc.Tokenizer.from_json(_edited("bert", edit))
+
+
+def test_truncated_json_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        fc.Tokenizer.from_json(json_of("bert")[:500])
+    with pytest.raises(ConfigError, match="reserve_special_tokens"):
+        fc.Tokenizer.from_json(json_of("bert"), reserve_special_tokens=1)  # type: ignore[arg-type]
+
+
+def test_unknown_word_without_an_unknown_token_fails_as_tokenizers_does() -> None:
+    from tokenizers import Tokenizer
+
+    def no_unk(doc):  # type: ignore[no-untyped-def]
+        doc["model"]["unk_token"] = "[NOPE]"
+
+    text = _edited("bert", no_unk)
+    with pytest.raises(Exception, match=r"(?i)unk"):
+        Tokenizer.from_str(text).encode("qqqqzzzz\u4e00\u0fff")
+    with pytest.raises(TokenizerError, match=r"(?i)unk"):
+        fc.Tokenizer.from_json(text).encode("qqqqzzzz\u4e00\u0fff")
+
+
+@pytest.mark.slow
+def test_hostile_input_runs_in_linear_time_and_agrees() -> None:
+    """A long word without spaces and a run of one character: same ids as tokenizers."""
+    for name in ("bpe", "unigram", "bert"):
+        ref, tok = hf(name), fc.Tokenizer.from_json(json_of(name))
+        for text in ("ab" * 200_000, "a" * 400_000, "字" * 100_000):
+            assert tok.encode(text).tolist() == ref.encode(text, add_special_tokens=False).ids
+        assert np.all(np.diff(tok.encode_with_offsets("x" * 1000)[1].astype(np.int64)) >= 0)
+
+
+def test_warning_is_not_raised_for_a_native_tokenizer() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fc.Tokenizer.from_huggingface(hf("unigram"))
