@@ -28,7 +28,7 @@ use self::added::{AddedTokens, Piece};
 use self::bpe::Bpe;
 use self::json::At;
 use self::normalize::{Normalized, Normalizer};
-use self::pretokenize::PreTokenizer;
+use self::pretokenize::{PreTokenizer, Scratch, Words};
 use self::unigram::Unigram;
 use self::wordpiece::WordPiece;
 use crate::error::{Error, Result};
@@ -335,6 +335,7 @@ impl HfTokenizer {
         let mut words = Vec::new();
         let mut memo: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
         let mut scratch = Vec::new();
+        let mut split_scratch = Scratch::default();
         let mut raw = Vec::new();
         self.added.split_raw(Normalized::new(text, 0), &mut raw);
         for piece in raw {
@@ -353,22 +354,22 @@ impl HfTokenizer {
             let mut pieces = Vec::new();
             self.added.split_normalized(normalized, &mut pieces);
             for piece in pieces {
-                let pre_tokens = match piece {
+                let mut pre_tokens = match piece {
                     Piece::Token { id, start } => {
                         out.ids.push(id);
                         out.byte_starts.push(start);
                         words.push(true);
                         continue;
                     }
-                    Piece::Text(n) if n.text.is_empty() => continue,
-                    Piece::Text(n) => self
-                        .pre
-                        .iter()
-                        .fold(vec![n], |words, step| step.apply(words)),
+                    Piece::Text(n) => Words::new(n),
                 };
-                for word in pre_tokens {
+                for step in &self.pre {
+                    step.apply(&mut pre_tokens, &mut split_scratch);
+                }
+                for i in 0..pre_tokens.spans.len() {
+                    let (word, starts) = pre_tokens.word(i);
                     let before = out.ids.len();
-                    self.word(&word, &mut memo, &mut scratch, &mut out)?;
+                    self.word(word, starts, &mut memo, &mut scratch, &mut out)?;
                     words.extend((before..out.ids.len()).map(|i| i == before));
                 }
             }
@@ -378,32 +379,28 @@ impl HfTokenizer {
 
     fn word(
         &self,
-        word: &Normalized,
+        word: &str,
+        starts: &[u32],
         memo: &mut HashMap<String, Vec<(u32, u32)>>,
         scratch: &mut Vec<(u32, u32)>,
         out: &mut Encoded,
     ) -> Result<()> {
-        let tokens: &[(u32, u32)] = if word.text.len() <= MEMO_WORD {
-            if !memo.contains_key(&word.text) {
+        let tokens: &[(u32, u32)] = if word.len() <= MEMO_WORD {
+            if !memo.contains_key(word) {
                 let mut tokens = Vec::new();
-                self.model.tokenize(&word.text, &mut tokens)?;
-                memo.insert(word.text.clone(), tokens);
+                self.model.tokenize(word, &mut tokens)?;
+                memo.insert(word.to_owned(), tokens);
             }
-            &memo[&word.text]
+            &memo[word]
         } else {
             scratch.clear();
-            self.model.tokenize(&word.text, scratch)?;
+            self.model.tokenize(word, scratch)?;
             scratch
         };
-        let last = word.starts.len().saturating_sub(1);
+        let last = starts.len().saturating_sub(1);
         for &(id, rel) in tokens {
             out.ids.push(id);
-            out.byte_starts.push(
-                word.starts
-                    .get((rel as usize).min(last))
-                    .copied()
-                    .unwrap_or(word.origin),
-            );
+            out.byte_starts.push(starts[(rel as usize).min(last)]);
         }
         Ok(())
     }

@@ -138,18 +138,27 @@ impl Normalized {
         self.starts = starts;
     }
 
-    /// One of the four Unicode normalization forms (ASCII text is already in all four).
+    /// One of the four Unicode normalization forms. ASCII away from other characters is
+    /// already in all four, so only the rest goes through the normalizer.
     fn unicode(&mut self, form: Form) {
         if self.text.is_ascii() {
             return;
         }
-        let text = self.text.clone();
-        match form {
-            Form::Nfc => self.transform(text.nfc()),
-            Form::Nfd => self.transform(text.nfd()),
-            Form::Nfkc => self.transform(text.nfkc()),
-            Form::Nfkd => self.transform(text.nfkd()),
+        let mut changes = Vec::with_capacity(self.text.len());
+        for (a, b, fast) in ascii_runs(&self.text) {
+            let part = &self.text[a..b];
+            if fast {
+                changes.extend(part.chars().map(|c| (c, 0)));
+                continue;
+            }
+            match form {
+                Form::Nfc => changes.extend(part.nfc()),
+                Form::Nfd => changes.extend(part.nfd()),
+                Form::Nfkc => changes.extend(part.nfkc()),
+                Form::Nfkd => changes.extend(part.nfkd()),
+            }
         }
+        self.transform(changes.into_iter());
     }
 
     fn lowercase(&mut self) {
@@ -163,7 +172,7 @@ impl Normalized {
     fn strip_accents(&mut self) {
         if !self.text.is_ascii() {
             self.map_chars(|c, out| {
-                if !c.is_mark_nonspacing() {
+                if c.is_ascii() || !c.is_mark_nonspacing() {
                     out.push(c);
                 }
             });
@@ -218,8 +227,8 @@ pub enum Normalizer {
         content: String,
     },
     Prepend(String),
-    /// SentencePiece's `precompiled_charsmap`.
-    Precompiled(Box<Precompiled>),
+    /// SentencePiece's `precompiled_charsmap`, and its answer for each ASCII character.
+    Precompiled(Box<Precompiled>, Box<[Option<String>]>),
 }
 
 impl Normalizer {
@@ -263,7 +272,13 @@ impl Normalizer {
                 let doc = format!("{{\"precompiled_charsmap\": {}}}", map.value);
                 let p: Precompiled = serde_json::from_str(&doc)
                     .map_err(|_| map.at().invalid("must be a base64 SentencePiece charsmap"))?;
-                Normalizer::Precompiled(Box::new(p))
+                let ascii = (0u8..128)
+                    .map(|b| {
+                        p.transform(char::from(b).encode_utf8(&mut [0; 4]))
+                            .map(str::to_owned)
+                    })
+                    .collect();
+                Normalizer::Precompiled(Box::new(p), ascii)
             }
             other => return Err(at.unsupported("type", format!("normalizer {other:?}"))),
         });
@@ -300,10 +315,17 @@ impl Normalizer {
                 }
                 if *strip_accents {
                     n.unicode(Form::Nfd);
-                    n.strip_accents();
                 }
-                if *lowercase {
-                    n.lowercase();
+                match (*strip_accents, *lowercase) {
+                    // One pass: marks are tested before lowercasing, as in two.
+                    (true, true) if !n.text.is_ascii() => n.map_chars(|c, out| {
+                        if c.is_ascii() || !c.is_mark_nonspacing() {
+                            out.extend(c.to_lowercase());
+                        }
+                    }),
+                    (true, false) => n.strip_accents(),
+                    (_, true) => n.lowercase(),
+                    (false, false) => {}
                 }
             }
             Normalizer::Lowercase => n.lowercase(),
@@ -312,14 +334,38 @@ impl Normalizer {
             Normalizer::Strip { left, right } => n.strip(*left, *right),
             Normalizer::Replace { pattern, content } => n.replace(pattern, content),
             Normalizer::Prepend(s) => n.prepend(s),
-            Normalizer::Precompiled(p) => precompiled(n, p),
+            Normalizer::Precompiled(p, ascii) => precompiled(n, p, ascii),
         }
     }
 }
 
+/// Byte runs of `text` as `(start, end, fast)`: `fast` runs are ASCII characters whose
+/// neighbours are ASCII too, so no composition, reordering or grapheme cluster crosses
+/// into or out of them (a CR LF pair is never split between runs).
+fn ascii_runs(text: &str) -> Vec<(usize, usize, bool)> {
+    let b = text.as_bytes();
+    let slow = |i: usize| {
+        b[i] >= 0x80
+            || (i > 0 && b[i - 1] >= 0x80)
+            || (i + 1 < b.len() && b[i + 1] >= 0x80)
+            // Keep CR LF together: each side follows its partner.
+            || (b[i] == b'\r' && i + 2 < b.len() && b[i + 1] == b'\n' && b[i + 2] >= 0x80)
+            || (b[i] == b'\n' && i >= 2 && b[i - 1] == b'\r' && b[i - 2] >= 0x80)
+    };
+    let mut runs: Vec<(usize, usize, bool)> = Vec::new();
+    for i in 0..b.len() {
+        let fast = !slow(i);
+        match runs.last_mut() {
+            Some((_, end, f)) if *f == fast => *end = i + 1,
+            _ => runs.push((i, i + 1, fast)),
+        }
+    }
+    runs
+}
+
 /// `tokenizers`' `Precompiled` normalizer: each grapheme (under 6 bytes) is looked up
 /// whole, else each of its characters; a hit is replaced by the charsmap's string.
-fn precompiled(n: &mut Normalized, p: &Precompiled) {
+fn precompiled(n: &mut Normalized, p: &Precompiled, ascii: &[Option<String>]) {
     let mut changes: Vec<(char, isize)> = Vec::with_capacity(n.text.len());
     let mut modified = false;
     let replace = |changes: &mut Vec<(char, isize)>, old: &str, new: &str| {
@@ -335,7 +381,30 @@ fn precompiled(n: &mut Normalized, p: &Precompiled) {
             }
         }
     };
-    for grapheme in n.text.graphemes(true) {
+    let graphemes = ascii_runs(&n.text).into_iter().flat_map(|(a, b, fast)| {
+        let part = &n.text[a..b];
+        // An ASCII run splits into characters, CR LF kept as one grapheme.
+        let (ascii, other) = if fast {
+            (Some(ascii_graphemes(part)), None)
+        } else {
+            (None, Some(part.graphemes(true)))
+        };
+        ascii
+            .into_iter()
+            .flatten()
+            .chain(other.into_iter().flatten())
+    });
+    for grapheme in graphemes {
+        if let [b] = grapheme.as_bytes() {
+            match ascii.get(*b as usize) {
+                Some(Some(norm)) => {
+                    modified = true;
+                    replace(&mut changes, grapheme, norm);
+                }
+                _ => changes.push((char::from(*b), 0)),
+            }
+            continue;
+        }
         if grapheme.len() < 6 {
             if let Some(norm) = p.transform(grapheme) {
                 modified = true;
@@ -383,6 +452,24 @@ fn bert_clean(n: &mut Normalized, clean: bool, chinese: bool) {
             out.push(c);
         }
     });
+}
+
+/// The graphemes of ASCII text: single characters, and CR LF.
+fn ascii_graphemes(text: &str) -> impl Iterator<Item = &str> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        if i >= b.len() {
+            return None;
+        }
+        let len = if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') {
+            2
+        } else {
+            1
+        };
+        i += len;
+        Some(&text[i - len..i])
+    })
 }
 
 fn is_bert_whitespace(c: char) -> bool {

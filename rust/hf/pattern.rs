@@ -67,10 +67,17 @@ impl Pattern {
     /// The text cut into `((start, end), is_match)` pieces that cover it, as
     /// `tokenizers`' `Pattern::find_matches`.
     pub fn find(&self, text: &str) -> Vec<((usize, usize), bool)> {
-        if text.is_empty() {
-            return vec![((0, 0), false)];
-        }
         let mut out = Vec::new();
+        self.find_into(text, &mut out);
+        out
+    }
+
+    /// [`Pattern::find`] into `out`.
+    pub fn find_into(&self, text: &str, out: &mut Vec<((usize, usize), bool)>) {
+        if text.is_empty() {
+            out.push(((0, 0), false));
+            return;
+        }
         let mut prev = 0;
         let push = |a: usize, b: usize, out: &mut Vec<_>, prev: &mut usize| {
             if *prev != a {
@@ -83,7 +90,7 @@ impl Pattern {
             Pattern::Literal(s) if s.is_empty() => {}
             Pattern::Literal(s) => {
                 for (a, m) in text.match_indices(s.as_str()) {
-                    push(a, a + m.len(), &mut out, &mut prev);
+                    push(a, a + m.len(), out, &mut prev);
                 }
             }
             Pattern::Regex { regex, idiom } => {
@@ -98,11 +105,11 @@ impl Pattern {
                     }
                     if a == b {
                         // An empty match: step over one character, as find_iter does.
-                        push(a, b, &mut out, &mut prev);
+                        push(a, b, out, &mut prev);
                         at = b + text[b..].chars().next().map_or(1, char::len_utf8);
                         continue;
                     }
-                    push(a, b, &mut out, &mut prev);
+                    push(a, b, out, &mut prev);
                     at = b;
                 }
             }
@@ -110,7 +117,6 @@ impl Pattern {
         if prev != text.len() {
             out.push(((prev, text.len()), false));
         }
-        out
     }
 }
 

@@ -142,154 +142,273 @@ impl PreTokenizer {
         Ok(())
     }
 
-    /// Splits every piece of `pieces` (pieces that come out empty are dropped).
-    pub fn apply(&self, pieces: Vec<Normalized>) -> Vec<Normalized> {
-        let mut out = Vec::with_capacity(pieces.len() * 2);
-        for mut piece in pieces {
-            match self {
-                PreTokenizer::Bert => {
-                    let mut words = Vec::new();
-                    split(
-                        &piece,
-                        &char_matches(&piece.text, char::is_whitespace),
-                        Behavior::Removed,
-                        &mut words,
-                    );
-                    for w in words {
-                        split(
-                            &w,
-                            &char_matches(&w.text, is_punctuation),
-                            Behavior::Isolated,
-                            &mut out,
-                        );
-                    }
-                }
-                PreTokenizer::Whitespace => {
-                    let Some(re) = WHITESPACE.as_ref() else {
-                        continue;
-                    };
-                    let mut m = re.find(&piece.text);
-                    for (_, is_match) in &mut m {
-                        *is_match = !*is_match;
-                    }
-                    split(&piece, &m, Behavior::Removed, &mut out);
-                }
-                PreTokenizer::WhitespaceSplit => {
-                    split(
-                        &piece,
-                        &char_matches(&piece.text, char::is_whitespace),
-                        Behavior::Removed,
-                        &mut out,
-                    );
-                }
-                PreTokenizer::CharDelimiter(d) => {
-                    split(
-                        &piece,
-                        &char_matches(&piece.text, |c| c == *d),
-                        Behavior::Removed,
-                        &mut out,
-                    );
-                }
-                PreTokenizer::Metaspace {
-                    replacement,
-                    prepend,
-                    split: cut,
-                } => {
-                    let r = *replacement;
-                    piece.map_chars(|c, o| o.push(if c == ' ' { r } else { c }));
-                    let add = match prepend {
-                        Prepend::Always => true,
-                        Prepend::First => piece.origin == 0,
-                        Prepend::Never => false,
-                    };
-                    if add && !piece.text.starts_with(r) {
-                        piece.prepend(r.encode_utf8(&mut [0; 4]));
-                    }
-                    if *cut {
-                        split(
-                            &piece,
-                            &char_matches(&piece.text, |c| c == r),
-                            Behavior::MergedWithNext,
-                            &mut out,
-                        );
-                    } else if !piece.text.is_empty() {
-                        out.push(piece);
-                    }
-                }
-                PreTokenizer::ByteLevel {
-                    add_prefix_space,
-                    use_regex,
-                } => {
-                    if *add_prefix_space && !piece.text.starts_with(' ') {
-                        piece.prepend(" ");
-                    }
-                    let mut words = Vec::new();
-                    match GPT2.as_ref() {
-                        Some(re) if *use_regex => split(
-                            &piece,
-                            &re.find(&piece.text),
-                            Behavior::Isolated,
-                            &mut words,
-                        ),
-                        _ if !piece.text.is_empty() => words.push(piece),
-                        _ => {}
-                    }
-                    for mut w in words {
-                        to_byte_chars(&mut w);
-                        out.push(w);
-                    }
-                }
-                PreTokenizer::Split {
-                    pattern,
-                    behavior,
-                    invert,
-                } => {
-                    let mut m = pattern.find(&piece.text);
-                    if *invert {
-                        for (_, is_match) in &mut m {
+    /// Splits every word of `words` (words that come out empty are dropped).
+    pub fn apply(&self, words: &mut Words, scratch: &mut Scratch) {
+        match self {
+            PreTokenizer::Bert => {
+                words.split_by(
+                    scratch,
+                    |t, m| char_matches(t, char::is_whitespace, m),
+                    Behavior::Removed,
+                );
+                words.split_by(
+                    scratch,
+                    |t, m| char_matches(t, is_punctuation, m),
+                    Behavior::Isolated,
+                );
+            }
+            PreTokenizer::Whitespace => {
+                let Some(re) = WHITESPACE.as_ref() else {
+                    return;
+                };
+                words.split_by(
+                    scratch,
+                    |t, m| {
+                        re.find_into(t, m);
+                        for (_, is_match) in m.iter_mut() {
                             *is_match = !*is_match;
                         }
-                    }
-                    split(&piece, &m, *behavior, &mut out);
-                }
-                PreTokenizer::Digits { individual } => {
-                    let b = if *individual {
-                        Behavior::Isolated
-                    } else {
-                        Behavior::Contiguous
+                    },
+                    Behavior::Removed,
+                );
+            }
+            PreTokenizer::WhitespaceSplit => {
+                words.split_by(
+                    scratch,
+                    |t, m| char_matches(t, char::is_whitespace, m),
+                    Behavior::Removed,
+                );
+            }
+            PreTokenizer::CharDelimiter(d) => {
+                let d = *d;
+                words.split_by(
+                    scratch,
+                    |t, m| char_matches(t, |c| c == d, m),
+                    Behavior::Removed,
+                );
+            }
+            PreTokenizer::Metaspace {
+                replacement,
+                prepend,
+                split,
+            } => {
+                let r = *replacement;
+                let mut rep = [0; 4];
+                let rep: &str = r.encode_utf8(&mut rep);
+                words.rebuild(|piece, first, out| {
+                    let add = match prepend {
+                        Prepend::Always => true,
+                        Prepend::First => first == 0,
+                        Prepend::Never => false,
                     };
-                    split(
-                        &piece,
-                        &char_matches(&piece.text, char::is_numeric),
-                        b,
-                        &mut out,
-                    );
-                }
-                PreTokenizer::Punctuation(b) => {
-                    split(
-                        &piece,
-                        &char_matches(&piece.text, is_punctuation),
-                        *b,
-                        &mut out,
+                    let replaced_first = piece.text.starts_with(' ');
+                    if add && !replaced_first && !piece.text.starts_with(r) {
+                        out.push_str(rep, piece.starts.first().copied().unwrap_or(piece.origin));
+                    }
+                    out.push_map(piece, |c, o| o.push(if c == ' ' { r } else { c }));
+                });
+                if *split {
+                    words.split_by(
+                        scratch,
+                        |t, m| char_matches(t, |c| c == r, m),
+                        Behavior::MergedWithNext,
                     );
                 }
             }
+            PreTokenizer::ByteLevel {
+                add_prefix_space,
+                use_regex,
+            } => {
+                if *add_prefix_space {
+                    words.rebuild(|piece, _, out| {
+                        if !piece.text.starts_with(' ') {
+                            out.push_str(
+                                " ",
+                                piece.starts.first().copied().unwrap_or(piece.origin),
+                            );
+                        }
+                        out.push_map(piece, |c, o| o.push(c));
+                    });
+                }
+                if *use_regex {
+                    if let Some(re) = GPT2.as_ref() {
+                        words.split_by(scratch, |t, m| re.find_into(t, m), Behavior::Isolated);
+                    }
+                }
+                let table = &*BYTE_CHARS;
+                words.rebuild(|piece, _, out| {
+                    out.push_map(piece, |c, o| {
+                        for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                            o.push(table[b as usize]);
+                        }
+                    });
+                });
+            }
+            PreTokenizer::Split {
+                pattern,
+                behavior,
+                invert,
+            } => {
+                let invert = *invert;
+                words.split_by(
+                    scratch,
+                    |t, m| {
+                        pattern.find_into(t, m);
+                        if invert {
+                            for (_, is_match) in m.iter_mut() {
+                                *is_match = !*is_match;
+                            }
+                        }
+                    },
+                    *behavior,
+                );
+            }
+            PreTokenizer::Digits { individual } => {
+                let b = if *individual {
+                    Behavior::Isolated
+                } else {
+                    Behavior::Contiguous
+                };
+                words.split_by(scratch, |t, m| char_matches(t, char::is_numeric, m), b);
+            }
+            PreTokenizer::Punctuation(b) => {
+                words.split_by(scratch, |t, m| char_matches(t, is_punctuation, m), *b);
+            }
         }
-        out
+    }
+}
+
+/// Reusable buffers for splitting.
+#[derive(Default)]
+pub struct Scratch {
+    matches: Vec<((usize, usize), bool)>,
+    spans: Vec<((usize, usize), bool)>,
+    out: Vec<(usize, usize)>,
+}
+
+/// Words as byte ranges of one normalized buffer: splitting moves no text.
+#[derive(Debug, Default)]
+pub struct Words {
+    pub n: Normalized,
+    pub spans: Vec<(usize, usize)>,
+}
+
+/// A word's text and original offsets, for [`Words::rebuild`].
+pub struct Piece<'a> {
+    pub text: &'a str,
+    pub starts: &'a [u32],
+    pub origin: u32,
+}
+
+/// The buffer [`Words::rebuild`] writes.
+pub struct Builder {
+    text: String,
+    starts: Vec<u32>,
+}
+
+impl Builder {
+    /// Appends `s`, every byte aligned to `at`.
+    fn push_str(&mut self, s: &str, at: u32) {
+        self.text.push_str(s);
+        self.starts.extend(std::iter::repeat_n(at, s.len()));
+    }
+
+    /// Appends what `f` writes for each character of `piece`, aligned to that character.
+    fn push_map(&mut self, piece: &Piece<'_>, mut f: impl FnMut(char, &mut String)) {
+        for (i, c) in piece.text.char_indices() {
+            let before = self.text.len();
+            f(c, &mut self.text);
+            self.starts.extend(std::iter::repeat_n(
+                piece.starts[i],
+                self.text.len() - before,
+            ));
+        }
+    }
+}
+
+impl Words {
+    pub fn new(n: Normalized) -> Self {
+        let spans = if n.text.is_empty() {
+            Vec::new()
+        } else {
+            vec![(0, n.text.len())]
+        };
+        Words { n, spans }
+    }
+
+    /// The text of word `i` and its original offsets.
+    pub fn word(&self, i: usize) -> (&str, &[u32]) {
+        let (a, b) = self.spans[i];
+        (&self.n.text[a..b], &self.n.starts[a..b])
+    }
+
+    /// `NormalizedString::split` on every word: `find` fills the `(range, is_match)`
+    /// pieces that cover a word's text.
+    fn split_by(
+        &mut self,
+        scratch: &mut Scratch,
+        mut find: impl FnMut(&str, &mut Vec<((usize, usize), bool)>),
+        behavior: Behavior,
+    ) {
+        scratch.out.clear();
+        for &(a, b) in &self.spans {
+            scratch.matches.clear();
+            find(&self.n.text[a..b], &mut scratch.matches);
+            split(&scratch.matches, behavior, &mut scratch.spans);
+            scratch.out.extend(
+                scratch
+                    .spans
+                    .iter()
+                    .filter(|&&((s, e), removed)| !removed && s < e)
+                    .map(|&((s, e), _)| (a + s, a + e)),
+            );
+        }
+        std::mem::swap(&mut self.spans, &mut scratch.out);
+    }
+
+    /// Rewrites every word through `f` (given the word and its original start), into a
+    /// fresh buffer; words that come out empty are dropped.
+    fn rebuild(&mut self, mut f: impl FnMut(&Piece<'_>, u32, &mut Builder)) {
+        let mut out = Builder {
+            text: String::with_capacity(self.n.text.len() + self.spans.len()),
+            starts: Vec::with_capacity(self.n.starts.len() + self.spans.len()),
+        };
+        let mut spans = Vec::with_capacity(self.spans.len());
+        for &(a, b) in &self.spans {
+            let piece = Piece {
+                text: &self.n.text[a..b],
+                starts: &self.n.starts[a..b],
+                origin: self.n.starts.get(a).copied().unwrap_or(self.n.origin),
+            };
+            let first = piece.origin;
+            let start = out.text.len();
+            f(&piece, first, &mut out);
+            if out.text.len() > start {
+                spans.push((start, out.text.len()));
+            }
+        }
+        self.n.text = out.text;
+        self.n.starts = out.starts;
+        self.spans = spans;
     }
 }
 
 /// BERT's punctuation: ASCII punctuation or a Unicode `P*` character.
 pub fn is_punctuation(c: char) -> bool {
-    c.is_ascii_punctuation() || c.is_punctuation()
+    // ASCII punctuation includes every ASCII `P*` character, so ASCII needs no table.
+    if c.is_ascii() {
+        c.is_ascii_punctuation()
+    } else {
+        c.is_punctuation()
+    }
 }
 
 /// `tokenizers`' `Fn(char) -> bool` pattern: each matching character is one match.
-fn char_matches(text: &str, pred: impl Fn(char) -> bool) -> Vec<((usize, usize), bool)> {
+fn char_matches(text: &str, pred: impl Fn(char) -> bool, out: &mut Vec<((usize, usize), bool)>) {
     if text.is_empty() {
-        return vec![((0, 0), false)];
+        out.push(((0, 0), false));
+        return;
     }
-    let mut out = Vec::new();
     let mut last = 0;
     for (b, c) in text.char_indices() {
         if pred(c) {
@@ -304,17 +423,15 @@ fn char_matches(text: &str, pred: impl Fn(char) -> bool) -> Vec<((usize, usize),
     if last < text.len() {
         out.push(((last, text.len()), false));
     }
-    out
 }
 
-/// `NormalizedString::split`: pieces of `n` by `matches` and `behavior`, empty ones dropped.
+/// The `SplitDelimiterBehavior` step of `NormalizedString::split`: `(range, removed)`.
 fn split(
-    n: &Normalized,
     matches: &[((usize, usize), bool)],
     behavior: Behavior,
-    out: &mut Vec<Normalized>,
+    spans: &mut Vec<((usize, usize), bool)>,
 ) {
-    let mut spans: Vec<((usize, usize), bool)> = Vec::with_capacity(matches.len());
+    spans.clear();
     match behavior {
         Behavior::Isolated => spans.extend(matches.iter().map(|&(o, _)| (o, false))),
         Behavior::Removed => spans.extend_from_slice(matches),
@@ -350,12 +467,6 @@ fn split(
             spans.reverse();
         }
     }
-    out.extend(
-        spans
-            .into_iter()
-            .filter(|&((a, b), removed)| !removed && a < b)
-            .map(|((a, b), _)| n.slice(a, b)),
-    );
 }
 
 /// GPT-2's byte-to-character map: each UTF-8 byte becomes one printable character.
@@ -373,12 +484,3 @@ static BYTE_CHARS: LazyLock<[char; 256]> = LazyLock::new(|| {
     }
     table
 });
-
-fn to_byte_chars(n: &mut Normalized) {
-    let table = &*BYTE_CHARS;
-    n.map_chars(|c, out| {
-        for b in c.encode_utf8(&mut [0; 4]).bytes() {
-            out.push(table[b as usize]);
-        }
-    });
-}

@@ -9,12 +9,69 @@ use crate::error::{Error, Result};
 
 const UNK_PENALTY: f64 = 10.0;
 
+/// The pieces as a byte trie: every piece that starts at a position is found in one
+/// walk, as SentencePiece's common-prefix search does.
+#[derive(Debug, Default)]
+struct Trie {
+    /// Per node: its children's range in `edges`, and its piece id (`u32::MAX`: none).
+    nodes: Vec<(u32, u32, u32)>,
+    /// `(byte, child)`, sorted by byte within each node's range.
+    edges: Vec<(u8, u32)>,
+}
+
+impl Trie {
+    fn new<'a>(pieces: impl Iterator<Item = (&'a str, u32)>) -> Self {
+        // Built with child lists, then laid out flat.
+        let mut kids: Vec<Vec<(u8, u32)>> = vec![Vec::new()];
+        let mut ids = vec![u32::MAX];
+        for (piece, id) in pieces {
+            let mut node = 0;
+            for &b in piece.as_bytes() {
+                node = match kids[node].binary_search_by_key(&b, |&(k, _)| k) {
+                    Ok(i) => kids[node][i].1 as usize,
+                    Err(i) => {
+                        let child = kids.len() as u32;
+                        kids.push(Vec::new());
+                        ids.push(u32::MAX);
+                        kids[node].insert(i, (b, child));
+                        child as usize
+                    }
+                };
+            }
+            ids[node] = id;
+        }
+        let mut trie = Trie::default();
+        for (list, id) in kids.iter().zip(ids) {
+            let start = trie.edges.len() as u32;
+            trie.edges.extend_from_slice(list);
+            trie.nodes.push((start, list.len() as u32, id));
+        }
+        trie
+    }
+
+    /// Calls `f(end, id)` for every piece that is a prefix of `bytes`, shortest first.
+    fn prefixes(&self, bytes: &[u8], mut f: impl FnMut(usize, u32)) {
+        let mut node = 0usize;
+        for (i, &b) in bytes.iter().enumerate() {
+            let (start, len, _) = self.nodes[node];
+            let edges = &self.edges[start as usize..(start + len) as usize];
+            match edges.binary_search_by_key(&b, |&(k, _)| k) {
+                Ok(k) => node = edges[k].1 as usize,
+                Err(_) => return,
+            }
+            let id = self.nodes[node].2;
+            if id != u32::MAX {
+                f(i + 1, id);
+            }
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Unigram {
     ids: HashMap<String, u32>,
+    trie: Trie,
     scores: Vec<f64>,
-    /// Byte length of the longest piece: the Viterbi looks no further.
-    longest: usize,
     min_score: f64,
     unk: Option<u32>,
     byte_fallback: bool,
@@ -24,7 +81,6 @@ impl Unigram {
     pub fn parse(at: At<'_, '_>) -> Result<Self> {
         let mut ids = HashMap::default();
         let mut scores = Vec::new();
-        let mut longest = 0;
         let mut min_score = f64::INFINITY;
         let items = at.req("vocab")?.at().items()?;
         for item in &items {
@@ -34,7 +90,6 @@ impl Unigram {
             };
             let (piece, score) = (piece.at().str()?, score.at().f64()?);
             ids.insert(piece.to_owned(), scores.len() as u32);
-            longest = longest.max(piece.len());
             min_score = min_score.min(score);
             scores.push(score);
         }
@@ -48,10 +103,12 @@ impl Unigram {
                 Some(id)
             }
         };
+        // A repeated piece answers with its last id, as a map built in order does.
+        let trie = Trie::new(ids.iter().map(|(p, &id)| (p.as_str(), id)));
         Ok(Unigram {
             ids,
+            trie,
             scores,
-            longest,
             min_score,
             unk,
             byte_fallback: at.flag("byte_fallback", false)?,
@@ -83,19 +140,14 @@ impl Unigram {
                 continue;
             };
             let mut single = false;
-            for (i, ch) in word[start..].char_indices() {
-                if i + ch.len_utf8() > self.longest {
-                    break;
+            self.trie.prefixes(&word.as_bytes()[start..], |len, id| {
+                let end = start + len;
+                let score = here + self.scores[id as usize];
+                if best[end].is_none_or(|(s, _, _)| score > s) {
+                    best[end] = Some((score, start, id));
                 }
-                let end = start + i + ch.len_utf8();
-                if let Some(&id) = self.ids.get(&word[start..end]) {
-                    let score = here + self.scores[id as usize];
-                    if best[end].is_none_or(|(s, _, _)| score > s) {
-                        best[end] = Some((score, start, id));
-                    }
-                    single |= end - start == c.len_utf8();
-                }
-            }
+                single |= len == c.len_utf8();
+            });
             if !single {
                 let end = start + c.len_utf8();
                 let score = here + unk_score;
