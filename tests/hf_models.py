@@ -51,7 +51,8 @@ def _build(name: str):  # type: ignore[no-untyped-def]
         tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
         special = ["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"]
         tok.train_from_iterator(
-            _lines(), trainers.WordPieceTrainer(vocab_size=3000, special_tokens=special)
+            _lines(),
+            trainers.WordPieceTrainer(vocab_size=3000, special_tokens=special, show_progress=False),
         )
         if lower:
             tok.post_processor = processors.TemplateProcessing(
@@ -70,6 +71,7 @@ def _build(name: str):  # type: ignore[no-untyped-def]
             vocab_size=3000,
             special_tokens=["<s>", "</s>", "<mask>"],
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
         )
         tok.train_from_iterator(_lines(), trainer)
         tok.post_processor = processors.RobertaProcessing(*_specials(tok, ["</s>", "<s>"]))
@@ -79,7 +81,10 @@ def _build(name: str):  # type: ignore[no-untyped-def]
         tok.normalizer = normalizers.NFKC()
         tok.pre_tokenizer = pre_tokenizers.Metaspace()
         trainer = trainers.UnigramTrainer(
-            vocab_size=6000, unk_token="<unk>", special_tokens=["<unk>", "<s>", "</s>"]
+            vocab_size=6000,
+            unk_token="<unk>",
+            special_tokens=["<unk>", "<s>", "</s>"],
+            show_progress=False,
         )
         tok.train_from_iterator(_lines(), trainer)
         tok.post_processor = processors.TemplateProcessing(
@@ -98,7 +103,9 @@ def _build(name: str):  # type: ignore[no-untyped-def]
                 pre_tokenizers.Punctuation(),
             ]
         )
-        trainer = trainers.WordPieceTrainer(vocab_size=2000, special_tokens=["[UNK]"])
+        trainer = trainers.WordPieceTrainer(
+            vocab_size=2000, special_tokens=["[UNK]"], show_progress=False
+        )
         tok.train_from_iterator(_lines(), trainer)
         return tok
     if name == "spm":

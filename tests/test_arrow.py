@@ -107,5 +107,5 @@ def test_bad_columns_name_the_column():
     with pytest.raises(InputTypeError, match="pyarrow Table or RecordBatch"):
         chunk_table({"text": ["a"]}, CONFIGS[0])
     tok = fc.Tokenizer.from_callable(lambda t: ([], []))
-    with pytest.raises(ConfigError, match="embedded tokenizer"):
+    with pytest.raises(ConfigError, match="needs a native tokenizer"):
         chunk_table(pa.table({"text": ["a"]}), CONFIGS[0], tokenizer=tok)

@@ -158,7 +158,7 @@ def test_a_failing_or_missing_peer_is_reported_and_the_run_goes_on():
 
 
 def test_our_own_failure_is_a_non_zero_exit(monkeypatch, capsys):
-    def broken(max_tokens, overlap, keys):
+    def broken(max_tokens, overlap, keys, tokenizer=None):
         return [bench.Contender("windows", "ferrochunk TokenWindows", "native",
                                 lambda: (lambda t: 1 / 0), None, None, "")]  # fmt: skip
 

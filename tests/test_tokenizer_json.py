@@ -313,3 +313,94 @@ def test_warning_is_not_raised_for_a_native_tokenizer() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fc.Tokenizer.from_huggingface(hf("unigram"))
+
+
+# -- everywhere a tokenizer goes ----------------------------------------------------
+
+
+def test_cli_takes_a_tokenizer_json(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from ferrochunk.cli import main
+
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json_of("bert"), encoding="utf-8")
+    doc = tmp_path / "doc.txt"
+    text = corpus()[0][:6000]
+    doc.write_text(text, encoding="utf-8")
+    code = main(["chunk", str(doc), "--max-tokens", "40", "--tokenizer", str(path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    tok = fc.Tokenizer.from_file(path)
+    assert [r["text"] for r in rows] == [
+        c.text for c in fc.chunk(text, fc.Recursive(40), tokenizer=tok)
+    ]
+    assert max(len(hf("bert").encode(r["text"]).ids) for r in rows) <= 40
+    assert main(["chunk", str(doc), "--tokenizer", str(tmp_path / "nope.json")]) == 2
+    assert "tokenizer.json file" in capsys.readouterr().err
+
+
+def test_langchain_from_huggingface_tokenizer() -> None:
+    from ferrochunk.integrations.langchain import FerroTextSplitter
+
+    ref = hf("unigram")
+    splitter = FerroTextSplitter.from_huggingface_tokenizer(ref, chunk_size=48, chunk_overlap=0)
+    text = corpus()[2][:6000]
+    parts = splitter.split_text(text)
+    assert "".join(parts) == text or all(p in text for p in parts)
+    assert max(len(ref.encode(p).ids) for p in parts) <= 48
+
+
+def test_arrow_and_many_run_the_engine_natively() -> None:
+    import pyarrow as pa
+
+    from ferrochunk.arrow import chunk_table
+
+    tok = fc.Tokenizer.from_json(json_of("spm"))
+    docs = [t[:3000] for t in corpus()]
+    config = fc.Recursive(64)
+    one = [fc.chunk(d, config, tokenizer=tok) for d in docs]
+    assert fc.chunk_many(docs, config, tokenizer=tok, threads=2) == one
+    table = chunk_table(pa.table({"text": docs}), config, tokenizer=tok)
+    assert table.column("text").to_pylist() == [c.text for chunks in one for c in chunks]
+    delimiter = fc.DelimiterMerge(48)
+    assert fc.chunk_many(docs, delimiter, tokenizer=tok, threads=2) == [
+        fc.chunk(d, delimiter, tokenizer=tok) for d in docs
+    ]
+
+
+def test_bench_counts_caps_in_the_models_tokens(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from ferrochunk import bench
+    from ferrochunk.cli import main
+
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json_of("bert"), encoding="utf-8")
+    texts = [corpus()[0][:8000]]
+    rows = bench.contenders(64, 0, ["recursive", "sentence", "tokenizers"], str(path))
+    assert [r.key for r in rows] == ["recursive", "sentence", "tokenizers"]
+    results = bench.run(texts, rows, repeat=1, budget=0.1)
+    assert [r.over_cap for r in results[:2]] == [0, 0]
+    assert results[0].chunks is not None
+    assert results[0].chunks > 1
+    doc = tmp_path / "doc.txt"
+    doc.write_text(texts[0], encoding="utf-8")
+    args = ["bench", str(doc), "--tokenizer", str(path), "--chunkers", "recursive", "--repeat", "1"]
+    assert main(args) == 0
+    assert "tokens of" in capsys.readouterr().err
+    assert main(["bench", str(doc), "--tokenizer", str(tmp_path / "missing.json")]) == 2
+
+
+def test_markdown_counts_context_and_text_in_the_models_tokens(model) -> None:  # type: ignore[no-untyped-def]
+    name, ref, tok = model
+    doc = "\n\n".join(
+        f"## Part {i}\n\n{corpus()[i % len(corpus())][:900]}\n\n```\ncode line {i}\n```"
+        for i in range(6)
+    )
+    config = fc.Markdown(96)
+    chunks = fc.chunk(doc, config, tokenizer=tok)
+    assert chunks == fc.chunk(doc, config, tokenizer=tok, backend="reference"), name
+    assert fc.chunk_many([doc], config, tokenizer=tok, threads=2) == [chunks]
+    for c in chunks:
+        assert doc[c.char_start : c.char_end] == c.text
+        if not c.metadata.get("oversize"):
+            embedded = c.metadata["context"] + c.text
+            assert len(ref.encode(embedded, add_special_tokens=True).ids) <= 96, (name, embedded)

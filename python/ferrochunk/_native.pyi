@@ -25,7 +25,7 @@ _ArrowPart = tuple[
 def chunk(
     text: str,
     spec: _Spec,
-    encoding: str | None = None,
+    encoding: str | HfTokenizer | None = None,
     starts: npt.NDArray[np.uint32] | None = None,
     counts: npt.NDArray[np.uint32] | None = None,
     words: npt.NDArray[np.bool_] | None = None,
@@ -52,7 +52,7 @@ class HfTokenizer:
     ) -> npt.NDArray[np.int64]: ...
 
 def chunk_many(
-    texts: list[str], spec: _Spec, encoding: str, threads: int | None = None
+    texts: list[str], spec: _Spec, encoding: str | HfTokenizer, threads: int | None = None
 ) -> list[_Batch]:
     """``chunk`` for many texts, in parallel (``threads`` clamped to the cores)."""
 
@@ -64,7 +64,7 @@ class ChunkManyIter:
     def __next__(self) -> _Batch: ...
 
 def chunk_many_iter(
-    texts: list[str], spec: _Spec, encoding: str, threads: int | None = None
+    texts: list[str], spec: _Spec, encoding: str | HfTokenizer, threads: int | None = None
 ) -> ChunkManyIter:
     """``chunk_many`` whose batches arrive while later texts are still being cut."""
 
@@ -81,7 +81,7 @@ def chunk_arrow(
     offset: int,
     length: int,
     spec: _Spec,
-    encoding: str,
+    encoding: str | HfTokenizer,
     threads: int | None = None,
 ) -> tuple[_ArrowPart, npt.NDArray[np.int64], _ArrowPart, list[_Meta] | None]:
     """Rows ``offset..offset + length`` of an Arrow string array, read in place: the

@@ -23,7 +23,7 @@ from ._optional import require
 from ._validate import describe
 from .config import Config
 from .errors import ConfigError, ConfigTypeError, InputTypeError
-from .pipeline import _require_config, _threads, _tokenizer
+from .pipeline import _require_config, _reserved, _threads, _tokenizer
 from .tokenizers import Tokenizer
 
 if TYPE_CHECKING:
@@ -239,10 +239,13 @@ def chunk_table(
         raise InputTypeError(f"data must be a pyarrow Table or RecordBatch, got {describe(data)}")
     config = _require_config(config)
     tok = _tokenizer(config, tokenizer)
-    if tok.native_encoding is None:
+    source = tok._native_source
+    if source is None:
         raise ConfigError(
-            f"chunk_table needs an embedded tokenizer ('cl100k' or 'o200k'), got {tok!r}"
+            "chunk_table needs a native tokenizer (cl100k, o200k, or a tokenizer.json run "
+            f"natively), got {tok!r}"
         )
+    config = _reserved(config, tok)
     threads = _threads(threads)
     if not isinstance(text_column, str):
         raise ConfigTypeError(f"text_column must be a str, got {describe(text_column)}")
@@ -281,7 +284,7 @@ def chunk_table(
             array.offset,
             len(array),
             spec,
-            tok.native_encoding,
+            source,
             threads,
         )
         parts.append(_part(pa, config, out, row_base))

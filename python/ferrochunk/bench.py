@@ -78,6 +78,8 @@ class Contender:
     overlap: int = 0
     markdown: bool = False
     """A Markdown chunker: its rows get the structure columns (code cut, rows cut, ...)."""
+    tokenizer: str | None = None
+    """A ``tokenizer.json`` path: caps are counted in its tokens, with its special tokens."""
 
 
 @dataclass(frozen=True)
@@ -109,8 +111,67 @@ class Result:
 # -- contenders ------------------------------------------------------------------------
 
 
-def _native(config: Config) -> Callable[[], Callable[[str], Any]]:
-    return lambda: lambda text: chunk_many([text], config, threads=1)[0]
+def _native(config: Config, tokenizer: str | None = None) -> Callable[[], Callable[[str], Any]]:
+    def build() -> Callable[[str], Any]:
+        tok = None if tokenizer is None else Tokenizer.from_file(tokenizer)
+        return lambda text: chunk_many([text], config, tokenizer=tok, threads=1)[0]
+
+    return build
+
+
+def _hf(path: str) -> Any:
+    """The ``tokenizers`` library's own tokenizer for ``path`` (extra ``[huggingface]``)."""
+    return _module("tokenizers").Tokenizer.from_file(path)
+
+
+def _json_rows(size: int, over: int, path: str) -> list[Contender]:
+    """The rows for ``--tokenizer FILE``: the native configs in the model's tokens, and
+    the peers that can count with a Hugging Face tokenizer."""
+    Tokenizer.from_file(path)  # a file that cannot run natively fails here, not in each row
+    parent = Recursive(size * 4)
+    native: list[tuple[str, Config, int]] = [
+        ("windows", TokenWindows(size, overlap_tokens=over), size),
+        ("recursive", Recursive(size, overlap_tokens=over), size),
+        ("sentence", SentenceWindows(size), SentenceWindows(size).safe_max),
+        ("parent-child", ParentChild(parent, child=Recursive(size, overlap_tokens=over)), 4 * size),
+    ]
+    rows = [
+        Contender(key, f"ferrochunk {type(c).__name__} (tokenizer.json)", "native",
+                  _native(c, path), _chunk_pieces, cap, "", c)
+        for key, c, cap in native
+    ]  # fmt: skip
+
+    def langchain() -> Callable[[str], Any]:
+        lc, hf = _module("langchain_text_splitters"), _hf(path)
+        splitter = lc.RecursiveCharacterTextSplitter(
+            chunk_size=size,
+            chunk_overlap=over,
+            length_function=lambda t: len(hf.encode(t, add_special_tokens=False).ids),
+        )
+        return splitter.split_text  # type: ignore[no-any-return]
+
+    def chonkie(kind: str) -> Callable[[], Callable[[str], Any]]:
+        def build() -> Callable[[str], Any]:
+            ch, hf = _module("chonkie"), _hf(path)
+            if kind == "token":
+                return ch.TokenChunker(tokenizer=hf, chunk_size=size, chunk_overlap=over).chunk  # type: ignore[no-any-return]
+            return ch.RecursiveChunker(tokenizer=hf, chunk_size=size).chunk  # type: ignore[no-any-return]
+
+        return build
+
+    rows += [
+        Contender("langchain-recursive", "langchain RecursiveCharacterTextSplitter (tokenizers)",
+                  "peer", langchain, _strings, size, "langchain"),
+        Contender("chonkie-token", "chonkie TokenChunker (tokenizers)", "peer",
+                  chonkie("token"), _chonkie_pieces, size, "bench"),
+        Contender("chonkie-recursive", "chonkie RecursiveChunker (tokenizers)", "peer",
+                  chonkie("recursive"), _chonkie_pieces, size, "bench"),
+        Contender("tokenizers", "tokenizers encode (floor)", "floor",
+                  lambda: _hf(path).encode, None, None, "huggingface"),
+        Contender("ferrochunk-encode", "ferrochunk tokenizer.json encode (floor)", "floor",
+                  lambda: Tokenizer.from_file(path).encode, None, None, ""),
+    ]  # fmt: skip
+    return [replace(r, tokenizer=path) for r in rows]
 
 
 def _chunk_pieces(chunks: Any) -> Pieces:
@@ -309,11 +370,20 @@ def _quicktok_floor() -> Any:
 
 
 def contenders(
-    max_tokens: int = 512, overlap: int = 51, keys: Sequence[str] | None = None
+    max_tokens: int = 512,
+    overlap: int = 51,
+    keys: Sequence[str] | None = None,
+    tokenizer: str | None = None,
 ) -> list[Contender]:
     """Every contender for a chunk size and overlap (in tokens), or those ``keys`` name:
-    a key (``recursive``, ``langchain-token``) or a kind (``native``, ``peer``, ...)."""
+    a key (``recursive``, ``langchain-token``) or a kind (``native``, ``peer``, ...).
+
+    With ``tokenizer`` (a ``tokenizer.json`` path), sizes are in that model's tokens and
+    the rows are those that can count in them."""
     size, over = max_tokens, overlap
+    if tokenizer is not None:
+        json_rows = _json_rows(size, over, tokenizer)
+        return select([replace(r, max_tokens=size, overlap=over) for r in json_rows], keys)
     delimiter = DelimiterMerge(size, delimiters=("\n\n", "\n", "。", ". "))
     parent = Recursive(size * 4)
     native: list[tuple[str, Config, int | None]] = [
@@ -414,18 +484,25 @@ def _status(field: str) -> int | None:
 FIRST_PASS_RUNS = 3
 
 
-def _first_pass(key: str, max_tokens: int, overlap: int, documents: str) -> dict[str, Any]:
+def _first_pass(
+    key: str, max_tokens: int, overlap: int, documents: str, tokenizer: str | None = None
+) -> dict[str, Any]:
     """A pass of ``key`` over the documents in a fresh interpreter, ``FIRST_PASS_RUNS``
     times: the median time (no cache of any library has seen the text: a pipeline's first
     pass over new documents) and the median MB of resident memory a pass adds at its peak
     (in this process, memory freed by earlier rows would hide it; ``None`` where the kernel
     keeps no high-water mark). Empty when a run fails."""
     command = [sys.executable, "-m", "ferrochunk.bench", key, str(max_tokens), str(overlap)]
+    tail = [] if tokenizer is None else [tokenizer]
     runs = []
     for _ in range(FIRST_PASS_RUNS):
         try:
             done = subprocess.run(
-                [*command, documents], capture_output=True, text=True, timeout=3600, check=True
+                [*command, documents, *tail],
+                capture_output=True,
+                text=True,
+                timeout=3600,
+                check=True,
             )
             value = json.loads(done.stdout)
         except (OSError, subprocess.SubprocessError, ValueError):
@@ -440,11 +517,13 @@ def _first_pass(key: str, max_tokens: int, overlap: int, documents: str) -> dict
     return found
 
 
-def _child(key: str, max_tokens: int, overlap: int, documents: str) -> dict[str, Any]:
+def _child(
+    key: str, max_tokens: int, overlap: int, documents: str, tokenizer: str | None = None
+) -> dict[str, Any]:
     """The child's side of :func:`_first_pass`."""
     with open(documents, encoding="utf-8") as f:
         texts = json.load(f)
-    (contender,) = contenders(max_tokens, overlap, [key])
+    (contender,) = contenders(max_tokens, overlap, [key], tokenizer)
     fn = contender.build()
     fn("A short warm-up, so that tables built on first use are not counted.")
     before = _status("VmRSS:")
@@ -493,8 +572,17 @@ def _wrong(text: str, pieces: Pieces) -> int | None:
     return sum(1 for p, s in pieces if s is None or text[s : s + len(p)] != p)
 
 
+def _counter(contender: Contender) -> Callable[[list[str]], Any]:
+    """How a row's chunks are counted against its cap: cl100k, or the row's model with
+    the special tokens it adds to each chunk."""
+    if contender.tokenizer is None:
+        return Tokenizer.cl100k().count_batch
+    model = Tokenizer.from_file(contender.tokenizer)
+    return lambda texts: model.count_batch(texts) + model.special_tokens
+
+
 def _measure(contender: Contender, texts: Sequence[str], fn: Callable[[str], Any]) -> Result:
-    tok = Tokenizer.cl100k()
+    count = _counter(contender)
     outputs = [fn(t) for t in texts]
     if contender.pieces is None:
         return Result(contender.key, contender.label, contender.kind)
@@ -502,7 +590,7 @@ def _measure(contender: Contender, texts: Sequence[str], fn: Callable[[str], Any
     flat = [p for doc in pieces for p, _ in doc]
     over = None
     if contender.cap is not None:
-        over = int((tok.count_batch(flat) > contender.cap).sum()) if flat else 0
+        over = int((count(flat) > contender.cap).sum()) if flat else 0
     wrong: int | None
     if contender.config is not None:
         checked = audit_texts(texts, outputs, contender.config)
@@ -576,7 +664,9 @@ def _row(
         return Result(contender.key, contender.label, contender.kind, skipped=extra or reason)
     result = _timed(contender, texts, fn, total, repeat, budget)
     if result.error is None:
-        first = _first_pass(contender.key, contender.max_tokens, contender.overlap, documents)
+        first = _first_pass(
+            contender.key, contender.max_tokens, contender.overlap, documents, contender.tokenizer
+        )
         seconds = first.get("seconds")
         result = replace(
             result,
@@ -636,6 +726,7 @@ def environment() -> dict[str, Any]:
     }
 
 
-if __name__ == "__main__":  # the child of _first_pass: KEY MAX_TOKENS OVERLAP DOCUMENTS
+if __name__ == "__main__":  # the child of _first_pass: KEY MAX_TOKENS OVERLAP DOCUMENTS [TOK]
     key, size, over, path = sys.argv[1:5]
-    print(json.dumps(_child(key, int(size), int(over), path)))
+    model = sys.argv[5] if len(sys.argv) > 5 else None
+    print(json.dumps(_child(key, int(size), int(over), path, model)))

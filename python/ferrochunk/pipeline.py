@@ -94,8 +94,14 @@ def _reserved(config: C, tok: Tokenizer) -> C:
     name = type(config).__name__
     field = _CAPS[name]
     cap = getattr(config, field)
+    lowered = cap - n
+    if isinstance(config, SentenceWindows):
+        # Its window budget is a share of max_tokens: lower max_tokens until the budget
+        # itself has room for the special tokens.
+        while lowered > 0 and int(lowered * config.safety_margin) > config.safe_max - n:
+            lowered -= 1
     try:
-        return replace(config, **{field: cap - n})
+        return replace(config, **{field: lowered})
     except ConfigError as exc:
         raise ConfigError(
             f"{name}.{field} = {cap} leaves no room for the tokenizer's {n} special tokens "
@@ -227,10 +233,6 @@ def _reference_starts(tok: Tokenizer) -> Callable[[str], list[int]]:
 def _given_tokens(text: str, config: Config, tok: Tokenizer) -> dict[str, Any]:
     """A Python tokenizer's output for the native pipeline: whole text or each piece."""
     if not config._tokenizes_pieces:
-        chunk_tokens = getattr(tok._backend, "chunk_tokens", None)
-        if chunk_tokens is not None:
-            starts, words = chunk_tokens(text)
-            return {"starts": starts, "words": words}
         return {"starts": tok.encode_with_offsets(text)[1]}
     data = text.encode("utf-8")
     lists = [
@@ -246,8 +248,9 @@ def _run(text: str, config: Config, tok: Tokenizer, backend: str) -> Batch:
     """The batch of one UTF-8-safe text on the chosen backend."""
     if backend == "reference":
         return config._reference(text, _reference_starts(tok))
-    if tok.native_encoding is not None:
-        return _native.chunk(text, config._spec(), encoding=tok.native_encoding)
+    source = tok._native_source
+    if source is not None:
+        return _native.chunk(text, config._spec(), encoding=source)
     return _native.chunk(text, config._spec(), **_given_tokens(text, config, tok))
 
 
@@ -255,7 +258,7 @@ def _chunks_of(text: str, config: Config, tok: Tokenizer, backend: str) -> list[
     if backend == "native" and tok.native_encoding is not None and len(text) > _STREAM_FROM:
         step = _STREAM_PIECE
         return list(_stream((text[i : i + step] for i in range(0, len(text), step)), config, tok))
-    if backend == "native" and tok.native_encoding is not None:
+    if backend == "native" and tok._native_source is not None:
         batch, safe = utf8_call(lambda t: _run(t, config, tok, backend), text)
     else:
         safe = utf8_safe(text)
@@ -421,7 +424,7 @@ def chunk_many(
     threads = _threads(threads)
     tok = _tokenizer(config, tokenizer)
     config = _reserved(config, tok)
-    encoding = tok.native_encoding
+    encoding = tok._native_source
     if encoding is None:
         # Python tokenizers hold the GIL; the native cutting releases it between calls.
         with ThreadPoolExecutor(max_workers=min(threads or os.cpu_count() or 1, 32)) as pool:

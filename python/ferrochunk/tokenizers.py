@@ -570,6 +570,15 @@ class Tokenizer:
         backend = self._backend
         return backend.encoding if isinstance(backend, _NativeBackend) else None
 
+    @property
+    def _native_source(self) -> str | _native.HfTokenizer | None:
+        """What the extension's batch calls take: an embedded encoding's name, a
+        ``tokenizer.json`` handle, or ``None`` for a tokenizer called through Python."""
+        backend = self._backend
+        if isinstance(backend, _NativeBackend):
+            return backend.encoding
+        return backend._handle if isinstance(backend, _JsonBackend) else None
+
     def _raw(self, text: str) -> Raw:
         """The token starts the tokenizer itself gives (for the reference, which converts
         them in plain Python). Not for the embedded encodings: the reference runs tiktoken."""

@@ -269,6 +269,7 @@ impl DelimiterMerge {
     fn tokenize(&mut self, piece: &str) -> Result<Vec<u32>> {
         match &self.tokens {
             PieceTokens::Embedded(tok) => Ok(tok.token_starts(piece)?.into_iter().collect()),
+            PieceTokens::Hf(tok) => Ok(tok.encode(piece)?.byte_starts.into_iter().collect()),
             PieceTokens::Given { starts, counts } => {
                 let (list, at) = self.given_at;
                 let Some(&count) = counts.get(list) else {

@@ -41,10 +41,9 @@
 
 use std::sync::Arc;
 
-use super::{check_cap, ChunkMeta, Cutter, HeadingPath, Input, Row};
+use super::{check_cap, ChunkMeta, Counter, Cutter, HeadingPath, Input, Row};
 use crate::error::Result;
 use crate::structure::markdown::{scan_from, Heading, Outline};
-use crate::tokenizer::Tokenizer;
 
 /// The smallest cap: room for a heading path and some text.
 pub const MIN_TOKENS: usize = 16;
@@ -74,7 +73,7 @@ impl MarkdownConfig {
 /// The `Markdown` cutter.
 pub struct Markdown {
     cfg: MarkdownConfig,
-    tok: &'static Tokenizer,
+    tok: Counter,
     /// Where the kept text starts: the document's start or a top-level block's,
     /// at or before the last chunk's start; and the token that holds it.
     from: usize,
@@ -94,7 +93,7 @@ pub struct Markdown {
 impl Markdown {
     /// # Errors
     /// Invalid settings.
-    pub fn new(cfg: MarkdownConfig, tok: &'static Tokenizer) -> Result<Self> {
+    pub fn new(cfg: MarkdownConfig, tok: Counter) -> Result<Self> {
         cfg.validate()?;
         Ok(Markdown {
             cfg,
@@ -154,7 +153,7 @@ fn enter_path(path: &mut Vec<Heading>, h: &Heading) {
 /// One try: the kept text's outline, and the section path as `at` moves on.
 struct Run<'a> {
     cfg: MarkdownConfig,
-    tok: &'static Tokenizer,
+    tok: Counter,
     input: &'a Input<'a>,
     data: &'a [u8],
     base: usize,
@@ -187,7 +186,7 @@ impl<'a> Run<'a> {
         };
         Run {
             cfg: state.cfg,
-            tok: state.tok,
+            tok: state.tok.clone(),
             input,
             data: input.bytes(),
             base: input.base,

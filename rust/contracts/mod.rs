@@ -22,6 +22,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::hf::HfTokenizer;
 use crate::text::breaks::BreakClasses;
 use crate::tokenizer::Tokenizer;
 
@@ -293,10 +294,30 @@ pub enum Spec {
     Markdown(markdown::MarkdownConfig),
 }
 
+/// Counts the tokens of text a cutter builds itself (Markdown's heading context).
+#[derive(Clone, Debug)]
+pub enum Counter {
+    Embedded(&'static Tokenizer),
+    Hf(Arc<HfTokenizer>),
+}
+
+impl Counter {
+    pub fn count(&self, s: &str) -> usize {
+        match self {
+            Counter::Embedded(tok) => tok.count(s),
+            // Context strings are pieces of a text the engine has already tokenized, so
+            // this cannot fail; if it did, the context would simply not fit.
+            Counter::Hf(tok) => tok.count(s).unwrap_or(usize::MAX / 4),
+        }
+    }
+}
+
 /// Where a cutter that tokenizes its own pieces gets their tokens.
 #[derive(Clone, Debug)]
 pub enum PieceTokens {
     Embedded(&'static Tokenizer),
+    /// A native `tokenizer.json` engine.
+    Hf(Arc<HfTokenizer>),
     /// A Python tokenizer's output, one list per piece in order: `counts[i]`
     /// starts (relative to piece `i`) taken in turn from `starts`.
     Given {
@@ -333,7 +354,10 @@ impl Spec {
                 child.clone(),
             )?),
             Spec::Markdown(cfg) => match pieces {
-                PieceTokens::Embedded(tok) => Box::new(markdown::Markdown::new(*cfg, tok)?),
+                PieceTokens::Embedded(tok) => {
+                    Box::new(markdown::Markdown::new(*cfg, Counter::Embedded(tok))?)
+                }
+                PieceTokens::Hf(tok) => Box::new(markdown::Markdown::new(*cfg, Counter::Hf(tok))?),
                 PieceTokens::Given { .. } => {
                     return Err(Error::InvalidConfig {
                         field: "tokenizer",

@@ -10,8 +10,9 @@
 
 use std::sync::Arc;
 
-use super::{ChunkMeta, Cutter, Input, PieceTokens, Row, Spec};
+use super::{delimiter_merge, ChunkMeta, Cutter, Input, PieceTokens, Row, Spec};
 use crate::error::{Error, Result};
+use crate::hf::HfTokenizer;
 use crate::text::offsets::validate_starts;
 use crate::tokenizer::stream::StreamEncoder;
 use crate::tokenizer::Encoding;
@@ -87,6 +88,29 @@ pub enum Tokens {
         starts: Vec<u32>,
         counts: Vec<u32>,
     },
+    /// A native `tokenizer.json` engine, run over the whole text (or each piece).
+    Hf(Arc<HfTokenizer>),
+}
+
+impl Tokens {
+    /// A native `tokenizer.json` engine's output for `text` as given tokens: word starts
+    /// for the whole text, or each piece's tokens for a piece-tokenizing contract.
+    fn resolve(self, text: &str, spec: &Spec) -> Result<(Tokens, Option<Arc<HfTokenizer>>)> {
+        let Tokens::Hf(tok) = self else {
+            return Ok((self, None));
+        };
+        if let Spec::Delimiter(cfg) = spec {
+            let (mut starts, mut counts) = (Vec::new(), Vec::new());
+            for piece in delimiter_merge::pieces(text, cfg)? {
+                let encoded = tok.encode(&text[piece])?;
+                counts.push(encoded.byte_starts.len() as u32);
+                starts.extend(encoded.byte_starts);
+            }
+            return Ok((Tokens::GivenPieces { starts, counts }, Some(tok)));
+        }
+        let (starts, words) = tok.chunk_tokens(text)?;
+        Ok((Tokens::Given { starts, words }, Some(tok)))
+    }
 }
 
 /// Everything but the text: the tokenizer state, the cutter and the offsets.
@@ -103,13 +127,19 @@ struct Core {
 }
 
 impl Core {
-    fn new(spec: &Spec, tokens: Tokens) -> Result<Self> {
-        if matches!(spec, Spec::Markdown(_)) && !matches!(tokens, Tokens::Embedded(_)) {
-            // Markdown counts its context strings, which only an embedded encoding can do here.
+    /// `engine`: the `tokenizer.json` engine that produced given tokens, which also
+    /// counts what a cutter measures itself (Markdown's context).
+    fn new(spec: &Spec, tokens: Tokens, engine: Option<Arc<HfTokenizer>>) -> Result<Self> {
+        if matches!(spec, Spec::Markdown(_))
+            && !matches!(tokens, Tokens::Embedded(_))
+            && engine.is_none()
+        {
+            // Markdown counts its context strings, which a Python tokenizer cannot here.
             return Err(Error::InvalidConfig {
                 field: "tokenizer",
                 value: "a Python tokenizer".into(),
-                expected: "an embedded encoding for Markdown on the native backend",
+                expected: "an embedded encoding or a tokenizer.json for Markdown on the \
+                           native backend",
             });
         }
         let (pieces, encoder, starts) = match tokens {
@@ -123,18 +153,29 @@ impl Core {
                 )
             }
             Tokens::Given { starts, words } => {
-                let tok = Encoding::Cl100kBase.load()?;
+                let pieces = match engine {
+                    Some(tok) => PieceTokens::Hf(tok),
+                    None => PieceTokens::Embedded(Encoding::Cl100kBase.load()?),
+                };
                 let mut starts: Vec<usize> = starts.into_iter().map(|s| s as usize).collect();
                 if let Some(first) = starts.first_mut() {
                     *first = 0; // token 0 runs from the start of the text
                 }
-                (PieceTokens::Embedded(tok), None, (starts, words))
+                (pieces, None, (starts, words))
             }
             Tokens::GivenPieces { starts, counts } => (
                 PieceTokens::Given { starts, counts },
                 None,
                 (Vec::new(), Vec::new()),
             ),
+            // A stream cannot run the engine over the whole text first.
+            Tokens::Hf(_) => {
+                return Err(Error::InvalidConfig {
+                    field: "tokenizer",
+                    value: "a tokenizer.json".into(),
+                    expected: "an embedded encoding for a native stream",
+                })
+            }
         };
         let (starts, words) = starts;
         Ok(Core {
@@ -300,6 +341,7 @@ fn char_offsets(input: &Input<'_>, base_char: u64, positions: &[usize]) -> Resul
 /// # Errors
 /// Invalid given tokens, or a spec that cannot be built.
 pub fn chunk_text(text: &str, spec: &Spec, tokens: Tokens) -> Result<Batch> {
+    let (tokens, engine) = tokens.resolve(text, spec)?;
     if let Tokens::Given { starts, words } = &tokens {
         validate_starts(starts, text.len())?;
         if !words.is_empty() && words.len() != starts.len() {
@@ -311,7 +353,7 @@ pub fn chunk_text(text: &str, spec: &Spec, tokens: Tokens) -> Result<Batch> {
         }
     }
     let one_block = !matches!(tokens, Tokens::Embedded(_));
-    let mut core = Core::new(spec, tokens)?;
+    let mut core = Core::new(spec, tokens, engine)?;
     let mut out = Batch::default();
     let (mut base, mut end) = (0, 0);
     loop {
@@ -348,7 +390,7 @@ impl Pipeline {
     /// A spec that cannot be built, or an encoding that cannot load.
     pub fn new(spec: &Spec, encoding: Encoding) -> Result<Self> {
         Ok(Pipeline {
-            core: Core::new(spec, Tokens::Embedded(encoding))?,
+            core: Core::new(spec, Tokens::Embedded(encoding), None)?,
             text: String::new(),
             base: 0,
             pending: Vec::new(),

@@ -8,7 +8,8 @@
 //! is an [`Error::UnsupportedTokenizer`] naming its JSON path, so the caller can fall
 //! back to `tokenizers` itself.
 //!
-//! Performance: words repeat, so each call keeps a memo of word -> tokens; ASCII text
+//! Performance: words repeat, so each thread keeps a bounded memo of word -> tokens
+//! for the tokenizer it last ran (documents of one corpus share most words); ASCII text
 //! skips the Unicode normalizers it cannot change.
 
 mod added;
@@ -19,6 +20,9 @@ mod pattern;
 mod pretokenize;
 mod unigram;
 mod wordpiece;
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
@@ -202,6 +206,8 @@ pub struct HfTokenizer {
     specials: usize,
     /// `trim_offsets`: `add_prefix_space`, and each id's leading spaces.
     trim: Option<(bool, Vec<u8>)>,
+    /// This tokenizer's key in each thread's memo.
+    id: u64,
     /// With a `Replace` that may join characters across a word boundary: the steps
     /// whose effect at such a boundary is checked (`Prepend` and `Strip` left out).
     joining: Option<Vec<usize>>,
@@ -209,6 +215,19 @@ pub struct HfTokenizer {
 
 /// How far on each side of a word boundary the joining check reads.
 const JOIN_WINDOW: usize = 64;
+
+/// A thread's memo of word -> tokens, for the tokenizer with id `.0`.
+type Memo = (u64, HashMap<String, Vec<(u32, u32)>>);
+
+thread_local! {
+    static MEMO: RefCell<Memo> = RefCell::new((u64::MAX, HashMap::new()));
+}
+
+/// The memo is cleared when it holds this many words (bounded memory per thread).
+const MEMO_WORDS: usize = 1 << 18;
+
+/// Gives each loaded tokenizer its own memo key.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 /// Words longer than this are tokenized without the memo.
 const MEMO_WORD: usize = 64;
@@ -248,6 +267,7 @@ impl HfTokenizer {
                 .collect()
         });
         Ok(HfTokenizer {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             joining,
             added,
             normalizers,
@@ -331,9 +351,23 @@ impl HfTokenizer {
 
     fn run(&self, text: &str) -> Result<(Encoded, Vec<bool>)> {
         check_len(text)?;
+        MEMO.with(|memo| {
+            let mut memo = memo.borrow_mut();
+            if memo.0 != self.id || memo.1.len() > MEMO_WORDS {
+                memo.1.clear();
+                memo.0 = self.id;
+            }
+            self.run_with(text, &mut memo.1)
+        })
+    }
+
+    fn run_with(
+        &self,
+        text: &str,
+        memo: &mut HashMap<String, Vec<(u32, u32)>>,
+    ) -> Result<(Encoded, Vec<bool>)> {
         let mut out = Encoded::default();
         let mut words = Vec::new();
-        let mut memo: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
         let mut scratch = Vec::new();
         let mut split_scratch = Scratch::default();
         let mut raw = Vec::new();
@@ -369,7 +403,7 @@ impl HfTokenizer {
                 for i in 0..pre_tokens.spans.len() {
                     let (word, starts) = pre_tokens.word(i);
                     let before = out.ids.len();
-                    self.word(word, starts, &mut memo, &mut scratch, &mut out)?;
+                    self.word(word, starts, memo, &mut scratch, &mut out)?;
                     words.extend((before..out.ids.len()).map(|i| i == before));
                 }
             }

@@ -16,10 +16,9 @@ use super::arrays::rows_array;
 use super::errors::{guard, IntoPy};
 use super::pipeline::meta_list;
 use super::{spec, threads};
-use crate::contracts::stream::{chunk_text, Batch, Tokens};
+use crate::contracts::stream::{chunk_text, Batch};
 use crate::contracts::ChunkMeta;
 use crate::error::{Error, Result};
-use crate::tokenizer::Encoding;
 
 /// An Arrow offsets buffer: `int32` for `string`, `int64` for `large_string`.
 #[derive(FromPyObject)]
@@ -117,7 +116,7 @@ pub fn py_chunk_arrow<'py>(
     offset: usize,
     length: usize,
     spec: &Bound<'py, PyAny>,
-    encoding: &str,
+    encoding: &Bound<'py, PyAny>,
     threads: Option<usize>,
 ) -> PyResult<(
     PartArrays<'py>,
@@ -127,7 +126,7 @@ pub fn py_chunk_arrow<'py>(
 )> {
     guard(py, "chunk_arrow", || {
         let spec = spec::parse(spec)?;
-        let enc = Encoding::from_name(encoding).or_raise(py)?;
+        let enc = super::hf::source(encoding)?;
         // `ferrochunk.arrow` passes read-only views of pyarrow's immutable buffers, so
         // nothing can write to them while Rust reads them detached; a view that is not
         // contiguous is copied.
@@ -158,7 +157,7 @@ pub fn py_chunk_arrow<'py>(
                 let batches = threads::run(threads, || {
                     docs.par_iter()
                         .map(|d| match d {
-                            Some(text) => chunk_text(text, &spec, Tokens::Embedded(enc)),
+                            Some(text) => chunk_text(text, &spec, enc.clone()),
                             None => Ok(Batch::default()),
                         })
                         .collect::<Result<Vec<_>>>()

@@ -10,7 +10,9 @@ use pyo3::pybacked::PyBackedStr;
 use super::arrays::counts_array;
 use super::errors::{guard, IntoPy};
 use super::threads;
+use crate::contracts::stream::Tokens;
 use crate::hf::HfTokenizer;
+use crate::tokenizer::Encoding;
 
 type IdsAndStarts<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>);
 type StartsAndWords<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<bool>>);
@@ -18,6 +20,18 @@ type StartsAndWords<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<bool>
 #[pyclass(name = "HfTokenizer", module = "ferrochunk._native", frozen)]
 pub struct PyHfTokenizer {
     inner: Arc<HfTokenizer>,
+}
+
+/// Where a batch call's tokens come from: an embedded encoding's name, or a
+/// `tokenizer.json` handle.
+pub fn source(tokenizer: &Bound<'_, PyAny>) -> PyResult<Tokens> {
+    if let Ok(handle) = tokenizer.cast::<PyHfTokenizer>() {
+        return Ok(Tokens::Hf(Arc::clone(&handle.get().inner)));
+    }
+    let name: PyBackedStr = tokenizer.extract()?;
+    Encoding::from_name(&name)
+        .map(Tokens::Embedded)
+        .or_raise(tokenizer.py())
 }
 
 #[pymethods]

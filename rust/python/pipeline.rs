@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use super::arrays::rows_array;
 use super::errors::{guard, IntoPy};
-use super::{spec, threads};
+use super::{hf, spec, threads};
 use crate::contracts::delimiter_merge::pieces;
 use crate::contracts::stream::{chunk_text, Batch, Pipeline, Tokens};
 use crate::contracts::{ChunkMeta, HeadingPath, Spec};
@@ -74,29 +74,25 @@ pub fn meta_list<'py>(py: Python<'py>, meta: &[Arc<ChunkMeta>]) -> PyResult<Boun
 }
 
 fn tokens(
-    encoding: Option<&str>,
     starts: Option<PyReadonlyArray1<'_, u32>>,
     counts: Option<PyReadonlyArray1<'_, u32>>,
     words: Option<PyReadonlyArray1<'_, bool>>,
 ) -> Result<Tokens> {
     // Arrays are copied under the GIL: another Python thread may write to them.
     let words = words.map_or_else(Vec::new, |w| w.as_array().to_vec());
-    match (encoding, starts, counts) {
-        (Some(name), None, None) if words.is_empty() => {
-            Ok(Tokens::Embedded(Encoding::from_name(name)?))
-        }
-        (None, Some(s), None) => Ok(Tokens::Given {
+    match (starts, counts) {
+        (Some(s), None) => Ok(Tokens::Given {
             starts: s.as_array().to_vec(),
             words,
         }),
-        (None, Some(s), Some(c)) => Ok(Tokens::GivenPieces {
+        (Some(s), Some(c)) => Ok(Tokens::GivenPieces {
             starts: s.as_array().to_vec(),
             counts: c.as_array().to_vec(),
         }),
         _ => Err(Error::InvalidConfig {
             field: "tokens",
-            value: "a mix of encoding, starts and counts".into(),
-            expected: "an encoding name, or token starts (with per-piece counts)",
+            value: "neither an encoding nor token starts".into(),
+            expected: "an encoding name or handle, or token starts (with per-piece counts)",
         }),
     }
 }
@@ -107,14 +103,27 @@ pub fn py_chunk<'py>(
     py: Python<'py>,
     text: PyBackedStr,
     spec: &Bound<'py, PyAny>,
-    encoding: Option<&str>,
+    encoding: Option<Bound<'py, PyAny>>,
     starts: Option<PyReadonlyArray1<'py, u32>>,
     counts: Option<PyReadonlyArray1<'py, u32>>,
     words: Option<PyReadonlyArray1<'py, bool>>,
 ) -> PyResult<PyBatch<'py>> {
     guard(py, "chunk", || {
         let spec = spec::parse(spec)?;
-        let tokens = tokens(encoding, starts, counts, words).or_raise(py)?;
+        let tokens = match encoding {
+            Some(source) if starts.is_none() && counts.is_none() && words.is_none() => {
+                hf::source(&source)?
+            }
+            Some(_) => {
+                return Err(Error::InvalidConfig {
+                    field: "tokens",
+                    value: "an encoding and token starts".into(),
+                    expected: "one of the two",
+                })
+                .or_raise(py)
+            }
+            None => tokens(starts, counts, words).or_raise(py)?,
+        };
         let batch = py
             .detach(|| chunk_text(&text, &spec, tokens))
             .or_raise(py)?;
@@ -128,18 +137,18 @@ pub fn py_chunk_many<'py>(
     py: Python<'py>,
     texts: Vec<PyBackedStr>,
     spec: &Bound<'py, PyAny>,
-    encoding: &str,
+    encoding: &Bound<'py, PyAny>,
     threads: Option<usize>,
 ) -> PyResult<Vec<PyBatch<'py>>> {
     guard(py, "chunk_many", || {
         let spec = spec::parse(spec)?;
-        let enc = Encoding::from_name(encoding).or_raise(py)?;
+        let enc = hf::source(encoding)?;
         let batches = py
             .detach(|| {
                 threads::run(threads, || {
                     texts
                         .par_iter()
-                        .map(|t| chunk_text(t, &spec, Tokens::Embedded(enc)))
+                        .map(|t| chunk_text(t, &spec, enc.clone()))
                         .collect::<Result<Vec<_>>>()
                 })
             })
@@ -180,12 +189,12 @@ pub fn py_chunk_many_iter(
     py: Python<'_>,
     texts: Vec<PyBackedStr>,
     spec: &Bound<'_, PyAny>,
-    encoding: &str,
+    encoding: &Bound<'_, PyAny>,
     threads: Option<usize>,
 ) -> PyResult<PyChunkManyIter> {
     guard(py, "chunk_many_iter", || {
         let spec = spec::parse(spec)?;
-        let enc = Encoding::from_name(encoding).or_raise(py)?;
+        let enc = hf::source(encoding)?;
         let total = texts.len();
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, rx) = channel::<Done>();
@@ -200,9 +209,8 @@ pub fn py_chunk_many_iter(
                         if stop.load(Ordering::Relaxed) {
                             return;
                         }
-                        let done = catch_unwind(AssertUnwindSafe(|| {
-                            chunk_text(t, &spec, Tokens::Embedded(enc))
-                        }));
+                        let done =
+                            catch_unwind(AssertUnwindSafe(|| chunk_text(t, &spec, enc.clone())));
                         // The receiver is gone only when the iterator was dropped.
                         let _ = tx.send((i, done));
                     });

@@ -43,7 +43,8 @@ LEGEND = (
     "MB/s: median of the runs, one thread; every run reads the same documents, so caches "
     "are warm. first pass MB/s: median of three runs, each in a fresh process, as on new "
     "documents. over cap: "
-    "chunks whose text alone has more cl100k tokens than the cap (— where the contract has "
+    "chunks whose text alone has more cl100k tokens than the cap (with --tokenizer: the "
+    "model's tokens plus the special tokens it adds; — where the contract has "
     "none). lost: non-white-space characters of the text in no chunk (DelimiterMerge drops "
     "its delimiters by contract; those are not counted). U+FFFD: replacement characters "
     "introduced. wrong offsets: chunks whose reported offset does not slice their text (— "
@@ -103,6 +104,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="seconds after which a chunker stops repeating (default 10)",
     )
     p.add_argument("--text-field", default="text", help="records: the text field (default text)")
+    p.add_argument(
+        "--tokenizer",
+        metavar="FILE",
+        help="a model's tokenizer.json: sizes in its tokens (with its special tokens), and "
+        "the rows that can count in them",
+    )
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
     p.add_argument("--plot", metavar="FILE", help="also draw MB/s as a bar chart (matplotlib)")
@@ -266,8 +273,10 @@ def main_bench(args: argparse.Namespace) -> int:
     if not args.budget > 0:
         raise ConfigError(f"--budget must be > 0 seconds, got {args.budget}")
     try:
-        rows = bench.contenders(args.max_tokens, overlap, keys)
+        rows = bench.contenders(args.max_tokens, overlap, keys, args.tokenizer)
     except ValueError as exc:
+        if isinstance(exc, ConfigError):
+            raise ConfigError(f"--tokenizer {args.tokenizer}: {exc}") from exc
         raise ConfigError(f"--{exc}") from exc
     if args.list:
         for c in rows:
@@ -282,6 +291,7 @@ def main_bench(args: argparse.Namespace) -> int:
     title = (
         f"{len(texts)} document(s), {size / 1e6:.2f} MB; max {args.max_tokens} tokens, "
         f"overlap {overlap}; "
+        + (f"tokens of {args.tokenizer}; " if args.tokenizer else "")
         + ("one thread each" if threads == "1" else f"RAYON_NUM_THREADS={threads}")
     )
     print(f"ferrochunk bench: {title}", file=sys.stderr)

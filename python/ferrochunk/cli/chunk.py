@@ -150,7 +150,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     how.add_argument("--child-max-tokens", type=int, help="parent-child: child budget (128)")
     how.add_argument("--child-overlap-tokens", type=int, help="parent-child: child overlap (0)")
-    how.add_argument("--tokenizer", choices=["cl100k", "o200k"], default="cl100k")
+    how.add_argument(
+        "--tokenizer",
+        default="cl100k",
+        metavar="NAME|FILE",
+        help="cl100k (default), o200k, or a model's tokenizer.json (run natively; chunks "
+        "leave room for the special tokens the model adds)",
+    )
     src = p.add_argument_group("input")
     src.add_argument("--glob", default="*", help="file name pattern inside folders (default *)")
     src.add_argument("--encoding", default="utf-8", help="encoding of text files (utf-8)")
@@ -270,7 +276,7 @@ class Run:
         self.clean = clean
         self.sink = sink
         self.err = err
-        self.tokenizer = Tokenizer.from_name(args.tokenizer)
+        self.tokenizer = tokenizer_of(args.tokenizer)
         self.progress = Progress(total, err, enabled=args.progress)
         self.documents = self.chunks = self.tokens = self.done = 0
         self.skipped: list[tuple[str, str]] = []
@@ -422,8 +428,20 @@ def _extras(args: argparse.Namespace, fmt: str, sources: Sequence[Source]) -> No
             _need("pyarrow.parquet", "arrow", f"reading {s.name}")
 
 
+def tokenizer_of(value: str) -> Tokenizer:
+    """``--tokenizer``: an embedded encoding's name, or a path to a ``tokenizer.json``."""
+    if value in ("cl100k", "o200k", "cl100k_base", "o200k_base"):
+        return Tokenizer.from_name(value)
+    if not Path(value).is_file():
+        raise FerrochunkError(
+            f"--tokenizer must be cl100k, o200k or a tokenizer.json file, got {value!r}"
+        )
+    return Tokenizer.from_file(value)
+
+
 def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: IO[bytes]) -> int:
     config, clean = build_config(args)
+    tokenizer_of(args.tokenizer)  # a bad tokenizer fails before the output is touched
     codecs.lookup(args.encoding)  # LookupError for an unknown encoding
     if args.threads is not None and args.threads < 1:
         raise FerrochunkError(f"--threads must be >= 1, got {args.threads}")

@@ -175,6 +175,23 @@ class FerroTextSplitter(_splitters.TextSplitter):  # type: ignore[misc,name-defi
         config = Recursive(chunk_size, overlap_tokens=chunk_overlap)
         return cls(config, tokenizer=tokenizer, **kwargs)
 
+    @classmethod
+    def from_huggingface_tokenizer(
+        cls,
+        tokenizer: Any,
+        chunk_size: int = 4000,
+        chunk_overlap: int = 200,
+        **kwargs: Any,
+    ) -> FerroTextSplitter:
+        """A token-measured recursive splitter in a Hugging Face tokenizer's own tokens, as
+        LangChain's ``from_huggingface_tokenizer`` builds one. ``tokenizer`` is a
+        ``tokenizers.Tokenizer`` or a transformers fast tokenizer; it runs natively when
+        its pipeline allows (see :meth:`ferrochunk.Tokenizer.from_huggingface`), and each
+        chunk leaves room for the special tokens the model adds."""
+        tok = Tokenizer.from_huggingface(tokenizer)
+        config = Recursive(chunk_size, overlap_tokens=chunk_overlap)
+        return cls(config, tokenizer=tok, **kwargs)
+
     def _content(self, c: Chunk) -> str:
         return c.metadata["context"] + c.text if self._context_in_content else c.text
 
