@@ -12,6 +12,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import ferrochunk as fc
 from ferrochunk.compat import dify, ragflow
@@ -126,6 +127,30 @@ def _cases() -> list[Case]:
             ),
         ),
     ]
+    cases += _tokenizer_json_cases()
+    return cases
+
+
+def _tokenizer_json_cases() -> list[Case]:
+    """The native tokenizer.json engine on one word of n letters (4n = 10 MB) and on one
+    character repeated, for each model family (trained as in the tests)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from hf_models import json_of
+
+    cases: list[Case] = []
+    for model in ("bert", "bpe", "unigram", "spm"):
+        texts = {"a word of n letters": lambda n: ("abcdefghij" * (n // 10 + 1))[:n],
+                 "one character repeated": lambda n: "a" * n}  # fmt: skip
+        for text_name, make in texts.items():
+            cases.append(
+                (
+                    f"tokenizer.json {model} `encode` on {text_name}",
+                    2_500_000,
+                    lambda n, make=make, model=model: _bound(
+                        fc.Tokenizer.from_json(json_of(model)).encode, make(n)
+                    ),
+                )
+            )
     return cases
 
 
@@ -141,11 +166,14 @@ def _time(run: Callable[[], object]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every size")
+    parser.add_argument("--only", default="", help="run the cases whose name holds this")
     args = parser.parse_args()
     print("| case | n | time at n (s) | time at 4n (s) | ratio |")
     print("|---|---:|---:|---:|---:|")
     flagged = []
     for name, size, build in _cases():
+        if args.only not in name:
+            continue
         n = max(int(size * args.scale), 64)
         small, large = _time(build(n)), _time(build(4 * n))
         ratio = large / max(small, 1e-6)

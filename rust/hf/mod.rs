@@ -372,12 +372,16 @@ impl HfTokenizer {
         let mut split_scratch = Scratch::default();
         let mut raw = Vec::new();
         self.added.split_raw(Normalized::new(text, 0), &mut raw);
+        // An added token is a word of one token.
+        let token = |out: &mut Encoded, words: &mut Vec<bool>, id: u32, start: u32| {
+            out.ids.push(id);
+            out.byte_starts.push(start);
+            words.push(true);
+        };
         for piece in raw {
             let mut normalized = match piece {
                 Piece::Token { id, start } => {
-                    out.ids.push(id);
-                    out.byte_starts.push(start);
-                    words.push(true);
+                    token(&mut out, &mut words, id, start);
                     continue;
                 }
                 Piece::Text(n) => n,
@@ -390,9 +394,7 @@ impl HfTokenizer {
             for piece in pieces {
                 let mut pre_tokens = match piece {
                     Piece::Token { id, start } => {
-                        out.ids.push(id);
-                        out.byte_starts.push(start);
-                        words.push(true);
+                        token(&mut out, &mut words, id, start);
                         continue;
                     }
                     Piece::Text(n) => Words::new(n),
