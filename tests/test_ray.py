@@ -111,3 +111,27 @@ def test_cli_runs_the_same_job_through_ray(local_ray, tmp_path, capsys):
 
     assert rows(through_ray) == rows(local)
     assert "60 documents" in capsys.readouterr().err
+
+
+def test_a_tokenizer_json_crosses_ray_as_its_json(local_ray):
+    """Workers rebuild the native engine from the pickled JSON: the rows of chunk_table."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from hf_models import json_of
+
+    tok = fc.Tokenizer.from_json(json_of("bert"))
+    config = fc.Recursive(16)
+    want = _sorted(
+        chunk_table(
+            pa.Table.from_pylist(ROWS), config, keep_columns=["id"], tokenizer=tok
+        ).to_pylist()
+    )
+    got = chunk_dataset(
+        ray.data.from_items(ROWS), config, keep_columns=["id"], tokenizer=tok
+    ).take_all()
+    assert _sorted(got) == want
+    assert want != _sorted(
+        chunk_table(pa.Table.from_pylist(ROWS), config, keep_columns=["id"]).to_pylist()
+    )

@@ -176,15 +176,34 @@ def test_chunks_start_at_words(model) -> None:  # type: ignore[no-untyped-def]
                 assert c.char_start not in inner, (name, c.text[:30])
 
 
-@pytest.mark.parametrize("config", [fc.Recursive(48), fc.TokenWindows(48)])
-def test_stream_and_many_equal_chunk(model, config) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    "config", [fc.Recursive(48), fc.TokenWindows(48, overlap_tokens=8), fc.Markdown(64)]
+)
+def test_stream_file_and_many_equal_chunk(model, config, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The stream cuts the text at separable line starts and spaces: the same chunks as
+    chunk() for any split of the input."""
+    name, _, tok = model
+    doc = "".join(t[:12000] for t in corpus())
+    whole = fc.chunk(doc, config, tokenizer=tok)
+    assert fc.chunk_many([doc[:5000], doc], config, tokenizer=tok, threads=2)[1] == whole
+    for size in (1 if name == "bert" else 7919, 4096, 70000):
+        pieces = (doc[i : i + size] for i in range(0, len(doc), size))
+        assert list(fc.chunk_stream(pieces, config, tokenizer=tok)) == whole, (name, size)
+    path = tmp_path / "doc.txt"
+    path.write_bytes(doc.encode("utf-8"))
+    assert list(fc.chunk_file(path, config, tokenizer=tok, buffer_bytes=5000)) == whole
+
+
+@given(text=TEXT, cuts=st.lists(st.integers(0, 200), max_size=6))
+def test_stream_equals_chunk_on_any_split(model, text: str, cuts: list[int]) -> None:  # type: ignore[no-untyped-def]
     _, _, tok = model
-    docs = slices(1, 4000, seed=4)
-    whole = [fc.chunk(d, config, tokenizer=tok) for d in docs]
-    assert fc.chunk_many(docs, config, tokenizer=tok, threads=2) == whole
-    doc = docs[0]
-    pieces = [doc[i : i + 97] for i in range(0, len(doc), 97)]
-    assert list(fc.chunk_stream(pieces, config, tokenizer=tok)) == whole[0]
+    doc = (text + "\n") * 300  # long enough for the stream to cut
+    bounds = sorted({min(c * 37, len(doc)) for c in cuts} | {0, len(doc)})
+    pieces = [doc[a:b] for a, b in itertools.pairwise(bounds)]
+    config = fc.Recursive(32)
+    assert list(fc.chunk_stream(pieces, config, tokenizer=tok)) == fc.chunk(
+        doc, config, tokenizer=tok
+    )
 
 
 def test_reserve_lowers_every_cap() -> None:

@@ -255,7 +255,7 @@ def _run(text: str, config: Config, tok: Tokenizer, backend: str) -> Batch:
 
 
 def _chunks_of(text: str, config: Config, tok: Tokenizer, backend: str) -> list[Chunk]:
-    if backend == "native" and tok.native_encoding is not None and len(text) > _STREAM_FROM:
+    if backend == "native" and tok._native_source is not None and len(text) > _STREAM_FROM:
         step = _STREAM_PIECE
         return list(_stream((text[i : i + step] for i in range(0, len(text), step)), config, tok))
     if backend == "native" and tok._native_source is not None:
@@ -473,7 +473,7 @@ class _Restorer:
         return out
 
 
-def _native_stream(config: Config, encoding: str) -> Any:
+def _native_stream(config: Config, encoding: str | _native.HfTokenizer) -> Any:
     return _native.Stream(config._spec(), encoding)
 
 
@@ -503,7 +503,7 @@ def chunk_stream(
 
 
 def _stream(pieces: Iterable[str], config: Config, tok: Tokenizer) -> Iterator[Chunk]:
-    encoding = tok.native_encoding
+    encoding = tok._native_source
     if encoding is None:
         yield from _chunks_of("".join(_checked_pieces(pieces)), config, tok, "native")
         return
@@ -601,8 +601,9 @@ def _chunk_blocks(
     errors: str,
 ) -> Iterator[Chunk]:
     """Chunks bytes read in blocks (a file, stdin): UTF-8 goes to Rust undecoded."""
-    if codec.name == "utf-8" and errors == "strict" and tok.native_encoding is not None:
-        stream = _native_stream(config, tok.native_encoding)
+    source = tok._native_source
+    if codec.name == "utf-8" and errors == "strict" and source is not None:
+        stream = _native_stream(config, source)
         for block in blocks:
             yield from _build(config, stream.push_bytes(block))
         yield from _build(config, stream.finish())

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::{delimiter_merge, ChunkMeta, Cutter, Input, PieceTokens, Row, Spec};
 use crate::error::{Error, Result};
+use crate::hf::stream::HfStream;
 use crate::hf::HfTokenizer;
 use crate::text::offsets::validate_starts;
 use crate::tokenizer::stream::StreamEncoder;
@@ -113,10 +114,34 @@ impl Tokens {
     }
 }
 
+/// Tokenizes text that arrives in pieces: an embedded encoding or a `tokenizer.json`.
+enum Encoder {
+    Embedded(StreamEncoder),
+    Hf(HfStream),
+}
+
+impl Encoder {
+    /// Where the known tokens end (the next token starts).
+    fn pos(&self) -> usize {
+        match self {
+            Encoder::Embedded(e) => e.pos(),
+            Encoder::Hf(e) => e.pos(),
+        }
+    }
+
+    /// The first byte the encoder still needs.
+    fn keep(&self) -> usize {
+        match self {
+            Encoder::Embedded(e) => e.pos(),
+            Encoder::Hf(e) => e.keep(),
+        }
+    }
+}
+
 /// Everything but the text: the tokenizer state, the cutter and the offsets.
 struct Core {
     cutter: Box<dyn Cutter>,
-    encoder: Option<StreamEncoder>,
+    encoder: Option<Encoder>,
     starts: Vec<usize>,
     /// Whether each token in `starts` begins a word (empty: no word information).
     words: Vec<bool>,
@@ -131,7 +156,7 @@ impl Core {
     /// counts what a cutter measures itself (Markdown's context).
     fn new(spec: &Spec, tokens: Tokens, engine: Option<Arc<HfTokenizer>>) -> Result<Self> {
         if matches!(spec, Spec::Markdown(_))
-            && !matches!(tokens, Tokens::Embedded(_))
+            && !matches!(tokens, Tokens::Embedded(_) | Tokens::Hf(_))
             && engine.is_none()
         {
             // Markdown counts its context strings, which a Python tokenizer cannot here.
@@ -145,7 +170,8 @@ impl Core {
         let (pieces, encoder, starts) = match tokens {
             Tokens::Embedded(enc) => {
                 let tok = enc.load()?;
-                let encoder = (!spec.tokenizes_pieces()).then(|| StreamEncoder::new(tok));
+                let encoder =
+                    (!spec.tokenizes_pieces()).then(|| Encoder::Embedded(StreamEncoder::new(tok)));
                 (
                     PieceTokens::Embedded(tok),
                     encoder,
@@ -168,13 +194,10 @@ impl Core {
                 None,
                 (Vec::new(), Vec::new()),
             ),
-            // A stream cannot run the engine over the whole text first.
-            Tokens::Hf(_) => {
-                return Err(Error::InvalidConfig {
-                    field: "tokenizer",
-                    value: "a tokenizer.json".into(),
-                    expected: "an embedded encoding for a native stream",
-                })
+            Tokens::Hf(tok) => {
+                let encoder = (!spec.tokenizes_pieces())
+                    .then(|| Encoder::Hf(HfStream::new(Arc::clone(&tok))));
+                (PieceTokens::Hf(tok), encoder, (Vec::new(), Vec::new()))
             }
         };
         let (starts, words) = starts;
@@ -193,11 +216,15 @@ impl Core {
     /// appends the finished rows to `out`, and returns the first byte still needed.
     fn step(&mut self, text: &str, base: usize, done: bool, out: &mut Batch) -> Result<usize> {
         let end = base + text.len();
-        if let Some(encoder) = &mut self.encoder {
-            encoder.advance(text, base, done, &mut self.starts);
+        match &mut self.encoder {
+            Some(Encoder::Embedded(e)) => e.advance(text, base, done, &mut self.starts),
+            Some(Encoder::Hf(e)) => {
+                e.advance(text, base, done, &mut self.starts, &mut self.words)?
+            }
+            None => {}
         }
         // Without a stream encoder every token is known up front (or not used).
-        let tokens_end = self.encoder.as_ref().map_or(end, StreamEncoder::pos);
+        let tokens_end = self.encoder.as_ref().map_or(end, Encoder::pos);
         let input = Input {
             text,
             base,
@@ -218,7 +245,7 @@ impl Core {
         )?;
         let (keep_byte, keep_token) = self.cutter.keep();
         let keep_byte = match &self.encoder {
-            Some(encoder) => keep_byte.min(encoder.pos()),
+            Some(encoder) => keep_byte.min(encoder.keep()),
             None => keep_byte,
         };
         // Drop consumed tokens once they are at least half the buffer (amortized).
@@ -389,8 +416,24 @@ impl Pipeline {
     /// # Errors
     /// A spec that cannot be built, or an encoding that cannot load.
     pub fn new(spec: &Spec, encoding: Encoding) -> Result<Self> {
+        Pipeline::with_tokens(spec, Tokens::Embedded(encoding))
+    }
+
+    /// A pipeline whose tokens come from `tokens`: an embedded encoding or a native
+    /// `tokenizer.json` engine (given tokens cannot stream).
+    ///
+    /// # Errors
+    /// A spec that cannot be built, an encoding that cannot load, or given tokens.
+    pub fn with_tokens(spec: &Spec, tokens: Tokens) -> Result<Self> {
+        if matches!(tokens, Tokens::Given { .. } | Tokens::GivenPieces { .. }) {
+            return Err(Error::InvalidConfig {
+                field: "tokens",
+                value: "given token starts".into(),
+                expected: "an encoding or a tokenizer.json engine for a stream",
+            });
+        }
         Ok(Pipeline {
-            core: Core::new(spec, Tokens::Embedded(encoding), None)?,
+            core: Core::new(spec, tokens, None)?,
             text: String::new(),
             base: 0,
             pending: Vec::new(),

@@ -18,6 +18,7 @@ mod json;
 mod normalize;
 mod pattern;
 mod pretokenize;
+pub mod stream;
 mod unigram;
 mod wordpiece;
 
@@ -289,7 +290,7 @@ impl HfTokenizer {
     /// # Errors
     /// The model meets an unknown word and has no unknown token, or the text is 4 GiB.
     pub fn encode(&self, text: &str) -> Result<Encoded> {
-        let (mut out, _) = self.run(text)?;
+        let (mut out, _) = self.run(text, true)?;
         if let Some((prefix, table)) = &self.trim {
             trim_offsets(&mut out, *prefix, table, text.len());
         }
@@ -303,17 +304,58 @@ impl HfTokenizer {
     /// # Errors
     /// As [`HfTokenizer::encode`].
     pub fn chunk_tokens(&self, text: &str) -> Result<(Vec<u32>, Vec<bool>)> {
-        let (out, mut words) = self.run(text)?;
+        self.chunk_tokens_from(text, true)
+    }
+
+    /// [`HfTokenizer::chunk_tokens`] of a piece of a longer text: `at_start` says whether
+    /// it opens the text (where `Metaspace` with `prepend_scheme: first` prepends).
+    ///
+    /// # Errors
+    /// As [`HfTokenizer::encode`].
+    pub fn chunk_tokens_from(&self, text: &str, at_start: bool) -> Result<(Vec<u32>, Vec<bool>)> {
+        let (out, mut words) = self.run(text, at_start)?;
         if let Some(steps) = &self.joining {
             self.unjoin(text, &out.byte_starts, &mut words, steps);
         }
         Ok((out.byte_starts, words))
     }
 
-    /// Clears the word flag of every boundary the normalizer joins across (a `Replace`
-    /// that matches on both sides, such as `" {2,}"` after a newline mapped to a space):
-    /// cut there, each side would normalize differently alone.
-    fn unjoin(&self, text: &str, starts: &[u32], words: &mut [bool], steps: &[usize]) {
+    /// Whether `text` may be tokenized as two texts cut at `p` with the same tokens near
+    /// `p`: the tokens (and word flags) of `text[a..b]` equal those of its two sides, and
+    /// no normalizer joins across `p`. A stream cuts only where this holds. Returns where
+    /// the first token after `p` starts (white space a tokenizer drops may lie between).
+    pub(crate) fn separable(
+        &self,
+        text: &str,
+        a: usize,
+        p: usize,
+        b: usize,
+        at_start: bool,
+    ) -> Result<Option<usize>> {
+        let (whole, whole_words) = self.run(&text[a..b], at_start)?;
+        let (left, left_words) = self.run(&text[a..p], at_start)?;
+        let (right, right_words) = self.run(&text[p..b], false)?;
+        let Some(&first) = right.byte_starts.first() else {
+            return Ok(None);
+        };
+        let shift = (p - a) as u32;
+        let same = whole.ids.len() == left.ids.len() + right.ids.len()
+            && whole.ids.iter().eq(left.ids.iter().chain(&right.ids))
+            && whole.byte_starts.iter().copied().eq(left
+                .byte_starts
+                .iter()
+                .copied()
+                .chain(right.byte_starts.iter().map(|s| s + shift)))
+            && whole_words.iter().eq(left_words.iter().chain(&right_words));
+        let joined = self
+            .joining
+            .as_ref()
+            .is_some_and(|steps| self.joined(text, a, p, b, steps));
+        Ok((same && !joined).then_some(p + first as usize))
+    }
+
+    /// The normalizer steps `steps` join across `p` inside `text[a..b]`.
+    fn joined(&self, text: &str, a: usize, p: usize, b: usize, steps: &[usize]) -> bool {
         let norm = |s: &str| {
             let mut n = Normalized::new(s, 0);
             for &i in steps {
@@ -321,6 +363,17 @@ impl HfTokenizer {
             }
             n.text
         };
+        let (left, right) = (norm(&text[a..p]), norm(&text[p..b]));
+        let both = norm(&text[a..b]);
+        both.len() != left.len() + right.len()
+            || !both.starts_with(&left)
+            || !both.ends_with(&right)
+    }
+
+    /// Clears the word flag of every boundary the normalizer joins across (a `Replace`
+    /// that matches on both sides, such as `" {2,}"` after a newline mapped to a space):
+    /// cut there, each side would normalize differently alone.
+    fn unjoin(&self, text: &str, starts: &[u32], words: &mut [bool], steps: &[usize]) {
         let firsts: Vec<usize> = (0..starts.len()).filter(|&i| words[i]).collect();
         for (k, &i) in firsts.iter().enumerate().skip(1) {
             let p = starts[i] as usize;
@@ -335,21 +388,13 @@ impl HfTokenizer {
             while !text.is_char_boundary(b) {
                 b -= 1;
             }
-            if a >= p || b <= p {
-                continue;
-            }
-            let (left, right) = (norm(&text[a..p]), norm(&text[p..b]));
-            let both = norm(&text[a..b]);
-            if both.len() != left.len() + right.len()
-                || !both.starts_with(&left)
-                || !both.ends_with(&right)
-            {
+            if a < p && p < b && self.joined(text, a, p, b, steps) {
                 words[i] = false;
             }
         }
     }
 
-    fn run(&self, text: &str) -> Result<(Encoded, Vec<bool>)> {
+    fn run(&self, text: &str, at_start: bool) -> Result<(Encoded, Vec<bool>)> {
         check_len(text)?;
         MEMO.with(|memo| {
             let mut memo = memo.borrow_mut();
@@ -357,13 +402,14 @@ impl HfTokenizer {
                 memo.1.clear();
                 memo.0 = self.id;
             }
-            self.run_with(text, &mut memo.1)
+            self.run_with(text, at_start, &mut memo.1)
         })
     }
 
     fn run_with(
         &self,
         text: &str,
+        at_start: bool,
         memo: &mut HashMap<String, Vec<(u32, u32)>>,
     ) -> Result<(Encoded, Vec<bool>)> {
         let mut out = Encoded::default();
@@ -397,7 +443,7 @@ impl HfTokenizer {
                         token(&mut out, &mut words, id, start);
                         continue;
                     }
-                    Piece::Text(n) => Words::new(n),
+                    Piece::Text(n) => Words::new(n, at_start),
                 };
                 for step in &self.pre {
                     step.apply(&mut pre_tokens, &mut split_scratch);
@@ -446,7 +492,7 @@ impl HfTokenizer {
     /// # Errors
     /// As [`HfTokenizer::encode`].
     pub fn count(&self, text: &str) -> Result<usize> {
-        Ok(self.encode(text)?.ids.len())
+        Ok(self.run(text, true)?.0.ids.len())
     }
 
     /// [`HfTokenizer::count`] of each text, in parallel.

@@ -193,12 +193,13 @@ impl PreTokenizer {
                 split,
             } => {
                 let r = *replacement;
+                let at_start = words.at_start;
                 let mut rep = [0; 4];
                 let rep: &str = r.encode_utf8(&mut rep);
                 words.rebuild(|piece, first, out| {
                     let add = match prepend {
                         Prepend::Always => true,
-                        Prepend::First => first == 0,
+                        Prepend::First => first == 0 && at_start,
                         Prepend::Never => false,
                     };
                     let replaced_first = piece.text.starts_with(' ');
@@ -291,6 +292,8 @@ pub struct Scratch {
 pub struct Words {
     pub n: Normalized,
     pub spans: Vec<(usize, usize)>,
+    /// The buffer opens the whole text (not a later piece of a stream).
+    pub at_start: bool,
 }
 
 /// A word's text and original offsets, for [`Words::rebuild`].
@@ -327,13 +330,13 @@ impl Builder {
 }
 
 impl Words {
-    pub fn new(n: Normalized) -> Self {
+    pub fn new(n: Normalized, at_start: bool) -> Self {
         let spans = if n.text.is_empty() {
             Vec::new()
         } else {
             vec![(0, n.text.len())]
         };
-        Words { n, spans }
+        Words { n, spans, at_start }
     }
 
     /// The text of word `i` and its original offsets.

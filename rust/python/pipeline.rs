@@ -19,7 +19,6 @@ use crate::contracts::delimiter_merge::pieces;
 use crate::contracts::stream::{chunk_text, Batch, Pipeline, Tokens};
 use crate::contracts::{ChunkMeta, HeadingPath, Spec};
 use crate::error::{Error, Result};
-use crate::tokenizer::Encoding;
 
 /// `(table, spans, texts, meta)`: the rows as an `(n, 14)` int64 array, the
 /// spans of joined chunks as an `(m, 4)` int64 array, each row's text, and for a
@@ -354,13 +353,13 @@ impl PyStream {
 #[pymethods]
 impl PyStream {
     #[new]
-    fn new(spec: &Bound<'_, PyAny>, encoding: &str) -> PyResult<Self> {
+    fn new(spec: &Bound<'_, PyAny>, encoding: &Bound<'_, PyAny>) -> PyResult<Self> {
         let py = spec.py();
         guard(py, "Stream", || {
             let spec = spec::parse(spec)?;
-            let enc = Encoding::from_name(encoding).or_raise(py)?;
+            let tokens = hf::source(encoding)?;
             Ok(PyStream {
-                pipeline: Mutex::new(Pipeline::new(&spec, enc).or_raise(py)?),
+                pipeline: Mutex::new(Pipeline::with_tokens(&spec, tokens).or_raise(py)?),
             })
         })
     }
