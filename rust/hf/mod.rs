@@ -467,17 +467,21 @@ impl HfTokenizer {
         scratch: &mut Vec<(u32, u32)>,
         out: &mut Encoded,
     ) -> Result<()> {
-        let tokens: &[(u32, u32)] = if word.len() <= MEMO_WORD {
-            if !memo.contains_key(word) {
-                let mut tokens = Vec::new();
-                self.model.tokenize(word, &mut tokens)?;
-                memo.insert(word.to_owned(), tokens);
-            }
-            &memo[word]
+        let known = if word.len() <= MEMO_WORD {
+            memo.get(word)
         } else {
-            scratch.clear();
-            self.model.tokenize(word, scratch)?;
-            scratch
+            None
+        };
+        let tokens: &[(u32, u32)] = match known {
+            Some(tokens) => tokens,
+            None => {
+                scratch.clear();
+                self.model.tokenize(word, scratch)?;
+                if word.len() <= MEMO_WORD {
+                    memo.insert(word.to_owned(), scratch.clone());
+                }
+                scratch
+            }
         };
         let last = starts.len().saturating_sub(1);
         for &(id, rel) in tokens {

@@ -52,14 +52,26 @@ impl Normalized {
         self.starts.first().copied().unwrap_or(self.origin)
     }
 
-    /// Each character becomes what `f` writes (nothing removes it); every written
+    /// Each character becomes what `ascii` (an ASCII byte: another, or `None` to remove
+    /// it) or `other` (any other character: what it writes) makes of it; every written
     /// character is aligned to the one it replaces.
-    pub fn map_chars(&mut self, mut f: impl FnMut(char, &mut String)) {
+    pub fn map_ascii(
+        &mut self,
+        ascii: impl Fn(u8) -> Option<u8>,
+        mut other: impl FnMut(char, &mut String),
+    ) {
         let mut text = String::with_capacity(self.text.len());
         let mut starts = Vec::with_capacity(self.starts.len());
         for (i, c) in self.text.char_indices() {
+            if c.is_ascii() {
+                if let Some(b) = ascii(c as u8) {
+                    text.push(char::from(b));
+                    starts.push(self.starts[i]);
+                }
+                continue;
+            }
             let before = text.len();
-            f(c, &mut text);
+            other(c, &mut text);
             starts.extend(std::iter::repeat_n(self.starts[i], text.len() - before));
         }
         self.text = text;
@@ -165,14 +177,17 @@ impl Normalized {
         if self.text.is_ascii() {
             self.text.make_ascii_lowercase();
         } else {
-            self.map_chars(|c, out| out.extend(c.to_lowercase()));
+            self.map_ascii(
+                |b| Some(b.to_ascii_lowercase()),
+                |c, out| out.extend(c.to_lowercase()),
+            );
         }
     }
 
     fn strip_accents(&mut self) {
         if !self.text.is_ascii() {
-            self.map_chars(|c, out| {
-                if c.is_ascii() || !c.is_mark_nonspacing() {
+            self.map_ascii(Some, |c, out| {
+                if !c.is_mark_nonspacing() {
                     out.push(c);
                 }
             });
@@ -318,11 +333,14 @@ impl Normalizer {
                 }
                 match (*strip_accents, *lowercase) {
                     // One pass: marks are tested before lowercasing, as in two.
-                    (true, true) if !n.text.is_ascii() => n.map_chars(|c, out| {
-                        if c.is_ascii() || !c.is_mark_nonspacing() {
-                            out.extend(c.to_lowercase());
-                        }
-                    }),
+                    (true, true) if !n.text.is_ascii() => n.map_ascii(
+                        |b| Some(b.to_ascii_lowercase()),
+                        |c, out| {
+                            if !c.is_mark_nonspacing() {
+                                out.extend(c.to_lowercase());
+                            }
+                        },
+                    ),
                     (true, false) => n.strip_accents(),
                     (_, true) => n.lowercase(),
                     (false, false) => {}
@@ -434,7 +452,13 @@ fn bert_clean(n: &mut Normalized, clean: bool, chinese: bool) {
     if n.text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
         return; // printable ASCII: nothing to clean, no ideographs
     }
-    n.map_chars(|c, out| {
+    // ASCII: tab, newline and carriage return become a space; other controls go.
+    let ascii = |b: u8| match b {
+        b'\t' | b'\n' | b'\r' if clean => Some(b' '),
+        0..=0x1f | 0x7f if clean => None,
+        _ => Some(b),
+    };
+    n.map_ascii(ascii, |c, out| {
         if clean {
             if c == '\0' || c == '\u{fffd}' || is_control(c) {
                 return;
