@@ -1,6 +1,8 @@
 //! The one error type of the core. The Python bindings map each variant to a
 //! class of `ferrochunk.errors` in a single place (`python/errors.rs`).
 
+#![forbid(unsafe_code)]
+
 use std::fmt;
 
 /// Everything the core can reject. Each variant names the offending field and value.
@@ -30,6 +32,9 @@ pub enum Error {
     UnsupportedTokenizer { path: String, what: String },
     /// The tokenizer itself failed on this text (an unknown word without an unknown token).
     Tokenizer { message: String },
+    /// A failure of ferrochunk itself (a poisoned lock, worker threads that stopped), not
+    /// of the input.
+    Internal { message: String },
     /// A compat function reproduces the exception upstream's Python raises here
     /// (`class` is a builtin exception name such as `ValueError`).
     Upstream {
@@ -63,7 +68,7 @@ impl fmt::Display for Error {
                 f,
                 "tokenizer.json {path}: {what} is not supported by the native engine"
             ),
-            Error::Tokenizer { message } => f.write_str(message),
+            Error::Tokenizer { message } | Error::Internal { message } => f.write_str(message),
             Error::InvalidUtf8 {
                 byte_offset,
                 reason,

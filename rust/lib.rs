@@ -13,6 +13,10 @@
 //! - `python` (behind the `python` cargo feature): the bindings, the only code
 //!   that talks to the interpreter.
 
+// PyO3's macros emit `allow(unsafe_code)`, which `forbid` would reject: the crate
+// denies it, and each core module forbids it.
+#![deny(unsafe_code)]
+
 pub mod compat;
 pub mod contracts;
 pub mod error;

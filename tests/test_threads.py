@@ -39,3 +39,28 @@ def test_threads_equal_sequential():
     with ThreadPoolExecutor(max_workers=8) as pool:
         concurrent = list(pool.map(_call, calls))
     assert concurrent == sequential
+
+
+def test_two_threads_share_one_chunk_many_iter():
+    """next() waits for the iterator's lock without the GIL: a second thread calling it
+    at the same time neither deadlocks nor loses or repeats a batch."""
+    import threading
+
+    from ferrochunk import _native
+
+    texts = [f"Document {i}. " + "Words and more words. " * 300 for i in range(64)]
+    config = fc.Recursive(32)
+    batches = _native.chunk_many_iter(texts, config._spec(), "cl100k_base", 2)
+    taken: list[object] = []
+
+    def take() -> None:
+        while (batch := next(batches, None)) is not None:
+            taken.append(batch)
+
+    workers = [threading.Thread(target=take, daemon=True) for _ in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=120)
+    assert not any(w.is_alive() for w in workers)
+    assert len(taken) == len(texts)

@@ -9,6 +9,8 @@
 //!
 //! Adding a contract means one cutter here and one arm in [`Spec`].
 
+#![forbid(unsafe_code)]
+
 pub mod delimiter_merge;
 pub mod markdown;
 pub mod merge;

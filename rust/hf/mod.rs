@@ -12,6 +12,8 @@
 //! for the tokenizer it last ran (documents of one corpus share most words); ASCII text
 //! skips the Unicode normalizers it cannot change.
 
+#![forbid(unsafe_code)]
+
 mod added;
 mod bpe;
 mod json;

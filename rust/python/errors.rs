@@ -18,6 +18,7 @@ fn class_of(e: &Error) -> (&'static str, &'static str) {
         Error::TokenizerJson { .. } => ("ferrochunk.errors", "ConfigError"),
         Error::UnsupportedTokenizer { .. } => ("ferrochunk.errors", "UnsupportedTokenizerError"),
         Error::Tokenizer { .. } => ("ferrochunk.errors", "TokenizerError"),
+        Error::Internal { .. } => ("ferrochunk.errors", "InternalError"),
         // A compat function reproduces the builtin exception upstream raises.
         Error::Upstream { class, .. } => ("builtins", class),
     }

@@ -253,38 +253,41 @@ impl PyChunkManyIter {
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<PyBatch<'py>>> {
         guard(py, "chunk_many_iter", || {
-            let stopped = || Error::InvalidConfig {
-                field: "threads",
-                value: "the workers stopped early".into(),
-                expected: "worker threads that run to the end",
+            let stopped = || Error::Internal {
+                message: "chunk_many_iter: the worker threads stopped early".into(),
             };
-            let mut state = self.state.lock().map_err(|_| stopped()).or_raise(py)?;
-            if state.next >= self.total {
-                return Ok(None);
-            }
-            let want = state.next;
-            let done = loop {
-                if let Some(done) = state.early.remove(&want) {
-                    break done;
-                }
-                let rx = state.rx.take().ok_or_else(stopped).or_raise(py)?;
-                let (rx, got) = py.detach(move || {
-                    let got = rx.recv();
-                    (rx, got)
-                });
-                state.rx = Some(rx);
-                match got {
-                    Ok((RUN, done)) | Ok((_, done @ Err(_))) => break done,
-                    Ok((i, done)) => {
-                        state.early.insert(i, done);
+            // The state is locked and waited on without the GIL: a second thread that
+            // calls next() waits for the lock without holding the GIL this one needs.
+            let next = py
+                .detach(|| -> Result<Option<std::thread::Result<Result<Batch>>>> {
+                    let mut state = self.state.lock().map_err(|_| stopped())?;
+                    if state.next >= self.total {
+                        return Ok(None);
                     }
-                    Err(_) => return Err(stopped()).or_raise(py),
-                }
-            };
-            state.next += 1;
-            match done {
-                Ok(batch) => to_python(py, batch.or_raise(py)?).map(Some),
-                Err(panic) => resume_unwind(panic),
+                    let want = state.next;
+                    let done = loop {
+                        if let Some(done) = state.early.remove(&want) {
+                            break done;
+                        }
+                        let rx = state.rx.take().ok_or_else(stopped)?;
+                        let got = rx.recv();
+                        state.rx = Some(rx);
+                        match got {
+                            Ok((RUN, done)) | Ok((_, done @ Err(_))) => break done,
+                            Ok((i, done)) => {
+                                state.early.insert(i, done);
+                            }
+                            Err(_) => return Err(stopped()),
+                        }
+                    };
+                    state.next += 1;
+                    Ok(Some(done))
+                })
+                .or_raise(py)?;
+            match next {
+                None => Ok(None),
+                Some(Ok(batch)) => to_python(py, batch.or_raise(py)?).map(Some),
+                Some(Err(panic)) => resume_unwind(panic),
             }
         })
     }
@@ -338,10 +341,8 @@ impl PyStream {
     ) -> PyResult<T> {
         guard(py, entry, || {
             py.detach(|| {
-                let mut pipeline = self.pipeline.lock().map_err(|_| Error::InvalidConfig {
-                    field: "stream",
-                    value: "poisoned".into(),
-                    expected: "a stream that no earlier call left broken",
+                let mut pipeline = self.pipeline.lock().map_err(|_| Error::Internal {
+                    message: "Stream: an earlier call failed inside and left it unusable".into(),
                 })?;
                 f(&mut pipeline)
             })

@@ -4,9 +4,10 @@
 //! `n` is clamped to the number of CPUs: more threads than cores only adds
 //! contention, and a request for a million threads must not try to start them.
 //! `n` gets exactly `n` threads: the global pool when it has that many, else a
-//! pool of that size, built once and shared by every later call.
+//! pool of that size, kept and shared by later calls of the same size (one such
+//! pool at a time, so varying sizes do not pile up threads).
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
@@ -16,18 +17,19 @@ fn cpus() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-static POOLS: OnceLock<Mutex<Vec<Option<Arc<ThreadPool>>>>> = OnceLock::new();
+/// The one pool kept besides rayon's global pool: the last size asked for. A call for
+/// another size replaces it (calls still running keep theirs through the `Arc`).
+static POOL: Mutex<Option<(usize, Arc<ThreadPool>)>> = Mutex::new(None);
 
 /// The shared pool of `n` threads (`1 <= n <= cpus`).
 fn pool(n: usize) -> Result<Arc<ThreadPool>> {
-    let pools = POOLS.get_or_init(|| Mutex::new(vec![None; cpus() + 1]));
-    let mut pools = pools.lock().map_err(|_| Error::InvalidConfig {
-        field: "threads",
-        value: n.to_string(),
-        expected: "a thread pool that an earlier failure did not poison",
+    let mut kept = POOL.lock().map_err(|_| Error::Internal {
+        message: "threads: an earlier failure left the thread pool unusable".into(),
     })?;
-    if let Some(Some(p)) = pools.get(n) {
-        return Ok(Arc::clone(p));
+    if let Some((size, p)) = kept.as_ref() {
+        if *size == n {
+            return Ok(Arc::clone(p));
+        }
     }
     let built = Arc::new(
         ThreadPoolBuilder::new()
@@ -39,9 +41,7 @@ fn pool(n: usize) -> Result<Arc<ThreadPool>> {
                 expected: "a thread count the system can start",
             })?,
     );
-    if let Some(slot) = pools.get_mut(n) {
-        *slot = Some(Arc::clone(&built));
-    }
+    *kept = Some((n, Arc::clone(&built)));
     Ok(built)
 }
 

@@ -1,5 +1,7 @@
 //! Text primitives shared by the contracts and the compat families.
 
+#![forbid(unsafe_code)]
+
 pub mod breaks;
 pub mod offsets;
 pub mod patterns;

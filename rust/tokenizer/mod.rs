@@ -12,6 +12,8 @@
 //! - `stream.rs` tokenizes text that arrives in pieces, with exactly the tokens
 //!   of the joined text.
 
+#![forbid(unsafe_code)]
+
 mod engine;
 mod js;
 mod memo;
