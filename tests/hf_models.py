@@ -8,7 +8,9 @@ models: nothing is downloaded. Tests and benches load them from ``tokenizer.json
 - ``spm``: a SentencePiece Unigram model converted by ``tokenizers`` (``Precompiled``
   normalizer, as XLM-R-based models such as bge-m3 and multilingual-e5 have);
 - ``mixed``: WordPiece behind NFD + StripAccents + Lowercase and a Sequence of
-  Whitespace, Digits and Punctuation, to cover those components.
+  Whitespace, Digits and Punctuation, to cover those components;
+- ``llama3``: byte-level BPE behind Llama 3's split regex (as Qwen2's too), whose one
+  lookaround is the ``\\s+(?!\\S)`` idiom, and a ByteLevel without its own regex.
 """
 
 from __future__ import annotations
@@ -23,6 +25,12 @@ from functools import cache
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
+
+# Llama 3's pre-tokenizer pattern, as its tokenizer.json has it.
+LLAMA3 = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
 
 
 @cache
@@ -42,7 +50,15 @@ def _specials(tok, names):  # type: ignore[no-untyped-def]
 
 
 def _build(name: str):  # type: ignore[no-untyped-def]
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import (
+        Regex,
+        Tokenizer,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
 
     if name in ("bert", "bert_cased"):
         lower = name == "bert"
@@ -108,6 +124,26 @@ def _build(name: str):  # type: ignore[no-untyped-def]
         )
         tok.train_from_iterator(_lines(), trainer)
         return tok
+    if name == "llama3":
+        tok = Tokenizer(models.BPE(ignore_merges=True))
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(LLAMA3), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
+        trainer = trainers.BpeTrainer(
+            vocab_size=3000,
+            special_tokens=["<|begin_of_text|>", "<|end_of_text|>"],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        )
+        tok.train_from_iterator(_lines(), trainer)
+        bos = _specials(tok, ["<|begin_of_text|>"])
+        tok.post_processor = processors.TemplateProcessing(
+            single="<|begin_of_text|> $A", special_tokens=bos
+        )
+        return tok
     if name == "spm":
         return _sentencepiece()
     raise KeyError(name)
@@ -153,4 +189,4 @@ def hf(name: str):  # type: ignore[no-untyped-def]
     return Tokenizer.from_str(json_of(name))
 
 
-NAMES = ("bert", "bert_cased", "bpe", "unigram", "spm", "mixed")
+NAMES = ("bert", "bert_cased", "bpe", "unigram", "spm", "mixed", "llama3")

@@ -149,7 +149,7 @@ def test_chunks_fit_the_cap_with_special_tokens(model, config) -> None:  # type:
             checked += 1
             assert len(ref.encode(c.text, add_special_tokens=True).ids) <= cap, (name, c.text)
             own = len(ref.encode(c.text, add_special_tokens=False).ids)
-            if name == "bpe":
+            if name in ("bpe", "llama3"):
                 # Byte-level BPE groups trailing white space by what follows it, so a
                 # chunk that ends in a run of it re-encodes to at most its token_count.
                 assert own <= c.token_count
