@@ -182,7 +182,7 @@ def test_custom_break_classes(backend):
     assert "".join(c.text for c in chunks) == text
 
 
-# -- the plan's tests (specs/token_aware.md, "Tests the plan asks for") -----------------
+# -- the plan's tests (the tests the ingestion plan asks for) -----------------
 def test_plan_count_is_exact():
     chunker = TokenAwareChunker()
     assert chunker.count_tokens("Hello, world!") > 0

@@ -1,5 +1,5 @@
 """VoltAgent compat (native tokenizer) against the reference on generated inputs, the
-spec's invariants on both backends, and its worked examples (specs/voltagent.md)."""
+spec's invariants on both backends, and its worked examples (of `@voltagent/rag` 1.0.2)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from typing import Any
 
 
 def normalize_overlapped_percent(value: Any) -> int:
-    """A percentage in [0, 90] (``specs/ragflow.md`` §3).
+    """A percentage in [0, 90] (RAGFlow ``b1b8cd6``, ``common/float_utils.py``).
 
     Fractions below 1 are scaled by 100, then truncated. Unparsable values, NaN and ±Inf
     give 0 (the seed contract; upstream raises on NaN/Inf).

@@ -1,11 +1,11 @@
 """Replay upstream test vectors against either backend.
 
-A vector record is ``{"id", "fn", "args", "expected"}`` as in ``shared/vectors/<family>/``.
+A vector record is ``{"id", "fn", "args", "expected"}`` as in ``tests/data/vectors/<family>/``.
 :func:`replay` calls the matching compat function and returns its result encoded the way
 the vector files encode values, so that a pass means exactly
 ``json.loads(json.dumps(actual)) == record["expected"]`` (see :func:`matches`).
 
-Encodings (``specs/ragflow.md`` §0, ``specs/dify.md`` §10, ``vectors/voltagent/README.md``):
+Encodings (as the upstream vectors record them; ``tests/data/vectors/voltagent/README.md``):
 
 * special floats ``{"__float__": "nan" | "inf" | "-inf"}``, bytes ``{"__bytes__": latin-1}``,
   tuples ``{"__tuple__": [...]}``, fresh objects ``{"__obj__": "list" | "dict" | "object"}``;

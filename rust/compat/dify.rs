@@ -1,4 +1,4 @@
-//! Dify (`langgenius/dify` @ e738086), spec `dify.md`: the character-length splitters.
+//! Dify (`langgenius/dify` @ e738086), `api/core/rag/splitter/`: the character-length splitters.
 //!
 //! Lengths are code points and `strip` is Python's `str.strip` (which, unlike
 //! Rust's `trim`, also strips U+001C..U+001F). Separators are literals, except

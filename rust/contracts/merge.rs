@@ -1,8 +1,8 @@
 //! Greedy merge of consecutive pieces by their token counts.
 //!
-//! The two strategies are RAGFlow's `_merge_paragraph_groups` (spec
-//! `ragflow.md` §5). Groups are contiguous, so they are returned as index
-//! ranges; nothing is split, reordered or dropped.
+//! The two strategies are RAGFlow's `_merge_paragraph_groups` (RAGFlow `b1b8cd6`,
+//! `rag/nlp/__init__.py`). Groups are contiguous, so they are returned as index ranges;
+//! nothing is split, reordered or dropped.
 
 use std::ops::Range;
 
@@ -158,7 +158,7 @@ mod tests {
     #[test]
     fn spec_table() {
         use MergeStrategy::*;
-        // ragflow.md §5 examples.
+        // RAGFlow's merge examples.
         assert_eq!(
             ranges(&[150, 60, 50, 30], 100, OverCap, 0.0),
             vec![vec![0], vec![1, 2], vec![3]]

@@ -1,4 +1,4 @@
-"""Dify records (``specs/dify.md`` §10): argument names and result shapes."""
+"""Dify records (as Dify ``e738086``'s vectors record them): argument names and result shapes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""RAGFlow records (``specs/ragflow.md`` §0): argument names, decoding, result shapes."""
+"""RAGFlow records (as RAGFlow ``b1b8cd6``'s vectors hold them): argument names, decoding,
+result shapes."""
 
 from __future__ import annotations
 

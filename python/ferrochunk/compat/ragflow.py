@@ -82,7 +82,7 @@ def num_tokens_from_string(string: Any) -> int:
 
     tiktoken's ``encode`` refuses special-token text (``<|endoftext|>`` and friends), and
     upstream turns every exception into 0, so such a string, ``None`` or any non-string
-    counts 0 (spec ``ragflow.md`` §1).
+    counts 0 (RAGFlow ``b1b8cd6``, ``common/token_utils.py``).
     """
     if not isinstance(string, str):
         return 0

@@ -1,4 +1,4 @@
-"""The token-aware chunker of the ingestion plan (``specs/token_aware.md``; no upstream).
+"""The token-aware chunker of the ingestion plan (the README's "Token-aware chunking"; no upstream).
 
 ``TokenAwareChunker`` keeps the plan's surface (``safe_max``, ``overlap_tokens``,
 ``count_tokens``, ``find_best_breakpoint``, ``chunk_with_overlap``, ``chunk_document``) and
@@ -56,7 +56,7 @@ class TokenAwareChunker:
         self.max_tokens = self._config.max_tokens
         self.overlap_ratio = self._config.overlap_ratio
         self.safe_max = self._config.safe_max
-        # The plan's test asserts 10 % of max_tokens (not of safe_max): specs/token_aware.md.
+        # The plan's test asserts 10 % of max_tokens (not of safe_max).
         self.overlap_tokens = int(self.max_tokens * self.overlap_ratio)
 
     def count_tokens(self, text: str) -> int:

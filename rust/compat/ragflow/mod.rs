@@ -1,4 +1,5 @@
-//! RAGFlow (`infiniflow/ragflow` @ b1b8cd6), spec `ragflow.md`.
+//! RAGFlow (`infiniflow/ragflow` @ b1b8cd6): `rag/nlp/__init__.py` and
+//! `rag/flow/chunker/token_chunker.py`.
 //!
 //! Strings are Python strings: lengths, slices and cuts count code points.
 

@@ -1,4 +1,4 @@
-//! `TokenChunker`, `SentenceChunker` and `RecursiveChunker` (specs/voltagent.md §5-§7)
+//! `TokenChunker`, `SentenceChunker` and `RecursiveChunker` (`@voltagent/rag` 1.0.2)
 //! for whole-number options and the default tokenizer, quirks included.
 //!
 //! Every chunk is a [`Row`] of numbers: its content is a range of the input's UTF-16

@@ -1,4 +1,4 @@
-//! JS strings as UTF-16 code units (specs/voltagent.md §0, §1.2, §3.2, §3.3): trimming,
+//! JS strings as UTF-16 code units (as `@voltagent/rag` runs on Node): trimming,
 //! line positions, and the sentence and paragraph segments. Offsets are code units,
 //! as upstream's are.
 

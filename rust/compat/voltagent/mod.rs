@@ -1,4 +1,4 @@
-//! VoltAgent's `@voltagent/rag` (specs/voltagent.md): its js-tiktoken tokenizer, JS
+//! VoltAgent's `@voltagent/rag` (1.0.2, VoltAgent `3377f6d`): its js-tiktoken tokenizer, JS
 //! strings as UTF-16 units, and the three chunkers over them.
 
 pub mod chunkers;

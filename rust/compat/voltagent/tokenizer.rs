@@ -1,4 +1,4 @@
-//! VoltAgent's default tokenizer as `@voltagent/rag` sees it (specs/voltagent.md §2.2).
+//! VoltAgent's default tokenizer as `@voltagent/rag` sees it (1.0.2).
 //!
 //! js-tiktoken's `tokenize` places each token by the running UTF-16 length of its
 //! bytes decoded on their own (a leading BOM dropped, broken UTF-8 read as U+FFFD),

@@ -1,5 +1,5 @@
-"""Dify (``langgenius/dify`` @ e738086) in plain Python, written to read like
-``specs/dify.md``. Lengths are characters unless a length function says otherwise.
+"""Dify (``langgenius/dify`` @ e738086) in plain Python, written to read like its
+``api/core/rag/splitter/``. Lengths are characters unless a length function says otherwise.
 """
 
 from __future__ import annotations

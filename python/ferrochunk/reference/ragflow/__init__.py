@@ -1,5 +1,6 @@
-"""RAGFlow (``infiniflow/ragflow`` @ b1b8cd6) in plain Python, written to read like
-``specs/ragflow.md``; counts tokens with tiktoken's ``cl100k_base``, as upstream does.
+"""RAGFlow (``infiniflow/ragflow`` @ b1b8cd6) in plain Python, written to read like its
+``rag/nlp/`` and ``rag/flow/chunker/``; counts tokens with tiktoken's ``cl100k_base``, as
+upstream does.
 
 Section numbers in the docstrings refer to that spec.
 """

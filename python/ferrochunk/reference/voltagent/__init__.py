@@ -1,6 +1,6 @@
 """VoltAgent ``@voltagent/rag`` 1.0.2 (``VoltAgent/voltagent`` @ 3377f6d) in plain Python,
-written to read like ``specs/voltagent.md``: TokenChunker, SentenceChunker,
-RecursiveChunker and the text utilities.
+written to read like its ``packages/rag``: TokenChunker, SentenceChunker, RecursiveChunker and
+the text utilities.
 
 Strings go in and come out as normal Python strings; every offset counts UTF-16 code
 units, as upstream's JavaScript does (§0.1). Option names are snake_case, chunk and

@@ -1,4 +1,4 @@
-"""JavaScript string and number semantics (``specs/voltagent.md`` §0).
+"""JavaScript string and number semantics (as ``@voltagent/rag`` 1.0.2 runs on Node).
 
 Inside the port every string is in *JS form*: a Python ``str`` in which each astral
 character is written as its two surrogate code points, so ``len()``, indexing and slicing

@@ -1,5 +1,5 @@
-"""``TokenChunker``, ``SentenceChunker`` and ``RecursiveChunker`` (``specs/voltagent.md``
-§5, §6, §7), quirks included.
+"""``TokenChunker``, ``SentenceChunker`` and ``RecursiveChunker`` of ``@voltagent/rag``
+1.0.2, quirks included.
 
 Design notes:
 

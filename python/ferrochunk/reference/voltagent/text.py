@@ -1,6 +1,6 @@
 """Upstream's ``utils/``: token-range slicing, sentence and paragraph segments, text
 normalisation, format detection, cosine similarity, metadata and positions
-(``specs/voltagent.md`` §1.1, §1.2, §3, §8.9, §8.12).
+(as ``@voltagent/rag`` 1.0.2 does them).
 
 Offsets are UTF-16 code units: the functions that take or return offsets expect JS-form
 text (``_js.to_js``). Regexes follow upstream's dialect (§0.6): no ``u`` flag, so ``\\w``

@@ -1,4 +1,4 @@
-"""The tokenizers the chunkers use (``specs/voltagent.md`` §2).
+"""The tokenizers the chunkers use (``@voltagent/rag`` 1.0.2).
 
 Upstream's ``Tokenizer`` is ``{tokenize(text) -> Token[], countTokens(text)}``. The port's
 :class:`JsTokenizer` says the same over span lists, so chunkers never build a dict per
