@@ -21,6 +21,7 @@ from . import _native
 from ._validate import describe, require_int, require_str
 from .errors import (
     ConfigError,
+    ConfigTypeError,
     FerrochunkError,
     InputTypeError,
     OffsetsError,
@@ -652,7 +653,7 @@ class Tokenizer:
 
 def _require_bool(field: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise ConfigError(f"{field} must be a bool, got {describe(value)}")
+        raise ConfigTypeError(f"{field} must be a bool, got {describe(value)}")
     return value
 
 
