@@ -488,3 +488,15 @@ def test_cli_argument_errors_exit_2(argv, capsys):
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 2
+
+
+def test_given_starts_without_piece_counts_are_refused_for_a_delimiter_contract():
+    """A delimiter contract counts each piece's tokens: whole-text starts alone cannot
+    say them, and nothing falls back to counting with another tokenizer."""
+    import numpy as np
+
+    from ferrochunk import _native
+
+    spec = fc.DelimiterMerge(10)._spec()
+    with pytest.raises(fc.errors.ConfigError, match="per-piece counts"):
+        _native.chunk("one. two. three.", spec, starts=np.array([0, 4], dtype=np.uint32))

@@ -179,6 +179,16 @@ impl Core {
                 )
             }
             Tokens::Given { starts, words } => {
+                if spec.tokenizes_pieces() {
+                    // A delimiter contract counts each piece: whole-text starts cannot say.
+                    return Err(Error::InvalidConfig {
+                        field: "tokens",
+                        value: "token starts without per-piece counts".into(),
+                        expected: "per-piece starts and counts for a delimiter contract",
+                    });
+                }
+                // No other contract tokenizes text of its own here: Markdown, the one that
+                // counts its context, is refused above without an engine to count with.
                 let pieces = match engine {
                     Some(tok) => PieceTokens::Hf(tok),
                     None => PieceTokens::Embedded(Encoding::Cl100kBase.load()?),
