@@ -13,13 +13,15 @@ use super::json::At;
 use crate::error::Result;
 
 const LOOKAHEAD_IDIOM: &str = r"\s+(?!\S)";
+/// The name the idiom's rewritten group takes.
+const IDIOM_GROUP: &str = "ferrochunk_idiom";
 
 #[derive(Debug)]
 pub enum Pattern {
     Literal(String),
     Regex {
         regex: Regex,
-        /// The pattern held `\s+(?!\S)`, now capture group 1.
+        /// The pattern held `\s+(?!\S)`, now the group named `IDIOM_GROUP`.
         idiom: bool,
     },
 }
@@ -45,10 +47,8 @@ impl Pattern {
     /// A regex pattern, or `None` when it needs a backtracking engine.
     pub fn regex(source: &str) -> Option<Self> {
         let idiom = source.contains(LOOKAHEAD_IDIOM);
-        let rewritten = source.replace(LOOKAHEAD_IDIOM, r"(\s+)");
-        if !idiom && rewritten.contains('(') {
-            // Any other capture group would shift ours; nothing to shift here.
-        }
+        // A named group, so the pattern's own groups cannot shift it.
+        let rewritten = source.replace(LOOKAHEAD_IDIOM, &format!(r"(?P<{IDIOM_GROUP}>\s+)"));
         let regex = Regex::builder()
             .syntax(syntax::Config::new().unicode(true).utf8(true))
             .build(&rewritten)
@@ -120,7 +120,7 @@ impl Pattern {
     }
 }
 
-/// `\s+(?!\S)`: when group 1 made the match and a non-space follows it, the run gives
+/// `\s+(?!\S)`: when the idiom's group made the match and a non-space follows it, the run gives
 /// back its last character (a run of one then fails over to the next alternative,
 /// which for every file seen is `\s+`: the same one character).
 fn shorten(regex: &Regex, text: &str, a: usize, b: usize) -> usize {
@@ -138,10 +138,32 @@ fn shorten(regex: &Regex, text: &str, a: usize, b: usize) -> usize {
             .anchored(regex_automata::Anchored::Yes),
         &mut caps,
     );
-    match caps.get_group(1) {
+    match caps.get_group_by_name(IDIOM_GROUP) {
         Some(g) if g.start == a && g.end == b => {
             b - run.chars().next_back().map_or(0, char::len_utf8)
         }
         _ => b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matches(p: &Pattern, text: &str) -> Vec<String> {
+        p.find(text)
+            .into_iter()
+            .filter(|&(_, m)| m)
+            .map(|((a, b), _)| text[a..b].to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn the_lookahead_idiom_gives_back_a_runs_last_space_before_a_word() {
+        // The pattern's own group comes first: the idiom's group is found by name.
+        let p = Pattern::regex(r"(\p{L}+)|\s+(?!\S)|\s+").unwrap();
+        assert_eq!(matches(&p, "a   b  "), ["a", "  ", " ", "b", "  "]);
+        assert_eq!(matches(&p, "a b"), ["a", " ", "b"]);
+        assert!(Pattern::regex(r"(?<=a)b").is_none());
     }
 }
