@@ -127,8 +127,24 @@ def _cases() -> list[Case]:
             ),
         ),
     ]
+    cases += _long_piece_cases()
     cases += _tokenizer_json_cases()
     return cases
+
+
+def _long_piece_cases() -> list[Case]:
+    """The embedded encodings on one piece of n bytes (the long-piece encoder)."""
+    texts = {"letters": lambda n: "a" * n, "spaces": lambda n: " " * n,
+             "dashes": lambda n: "-" * n}  # fmt: skip
+    return [
+        (
+            f"{name} `count` on one piece of {text_name}",
+            2_500_000,
+            lambda n, make=make, tok=tok: _bound(tok.count, make(n)),
+        )
+        for name, tok in (("cl100k", fc.Tokenizer.cl100k()), ("o200k", fc.Tokenizer.o200k()))
+        for text_name, make in texts.items()
+    ]
 
 
 def _tokenizer_json_cases() -> list[Case]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import tiktoken
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import corpus_files, read_corpus
 
 import ferrochunk as fc
 from ferrochunk.errors import InputTypeError, OffsetsError, UnknownTokenizerError
 from ferrochunk.reference._tiktoken import cl100k as tiktoken_cl100k
+from ferrochunk.reference._tiktoken import o200k as tiktoken_o200k
 
 TRICKY = st.sampled_from(
     [
@@ -94,6 +95,27 @@ def test_offsets_tile_the_text(text):
         assert all(0 <= s < len(data) for s in starts.tolist())
         if len(ids):
             assert starts[0] == 0
+
+
+# One unit repeated to about 1 MB: runs of letters, emoji and CJK characters are single
+# pieces far over the 4 096 bytes the short merge takes, so they go through the long-piece
+# encoder (`rust/tokenizer/long.rs`); digit runs split into threes and check the rest.
+LONG_UNITS = st.one_of(
+    st.text(st.characters(categories=("Lu", "Ll")), min_size=1, max_size=6),
+    st.text(st.characters(categories=("Nd",), max_codepoint=0x7F), min_size=1, max_size=4),
+    st.characters(min_codepoint=0x1F300, max_codepoint=0x1FAFF, categories=("So",)),
+    st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF),
+)
+
+
+@pytest.mark.slow
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(unit=LONG_UNITS, encoding=st.sampled_from(["cl100k", "o200k"]))
+def test_one_megabyte_runs_equal_tiktoken(unit, encoding):
+    text = unit * (1_000_000 // len(unit.encode()))
+    reference = tiktoken_cl100k() if encoding == "cl100k" else tiktoken_o200k()
+    tok = fc.Tokenizer.cl100k() if encoding == "cl100k" else fc.Tokenizer.o200k()
+    assert tok.encode(text).tolist() == reference.encode_ordinary(text)
 
 
 def test_offsets_match_tiktoken_token_bytes(reference_cl100k):

@@ -1,12 +1,12 @@
 //! The BPE tables and the merge of one pre-tokenized piece.
 //!
-//! - The rank tables come from `bpe-openai` (compiled into the binary, nothing is
-//!   downloaded); `build.rs` turns them into ready-to-read tables (`tables.rs`).
+//! - The rank tables are built from `bpe-openai`'s data at build time (`build.rs`) and
+//!   compiled into the binary as ready-to-read tables (`tables.rs`); nothing is downloaded.
 //! - Pieces up to `SHORT_PIECE` bytes are merged with tiktoken's own algorithm
 //!   (lowest rank first, leftmost on ties), with ranks looked up by (left id,
 //!   right id): a linear scan for a few parts, a min-heap over a linked list for
-//!   longer ones. Longer pieces (a 5 MB run of letters is one piece) use bpe's
-//!   linear-time backtracking encoder.
+//!   longer ones. Longer pieces (a 5 MB run of letters is one piece) use the linear-time
+//!   encoder in `long.rs`.
 //! - A piece with three-byte characters (CJK, kana, Hangul) starts from whole
 //!   characters where the build script proved that BPE merges each one's bytes
 //!   before anything across its edges (`Tables::char_parts`): a third as many
@@ -15,36 +15,30 @@
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
-use bpe_openai::Tokenizer as Bpe;
-
+use super::long::Long;
 use super::tables::Tables;
 
 /// Pieces longer than this merge with a heap instead of a linear scan.
 const HEAP_FROM: usize = 48;
 
 /// Pieces up to this many bytes merge in `merge_short` (a scan, then a heap). Longer
-/// ones (a 5 MB run of letters is one piece) use bpe's linear-time backtracking
-/// encoder, whose tables load on first use only.
+/// ones (a 5 MB run of letters is one piece) use `Long`, whose tables are built on first
+/// use only.
 pub(crate) const SHORT_PIECE: usize = 4096;
 
 pub(crate) struct Engine {
     tables: Tables,
-    bpe: &'static LazyLock<&'static Bpe>,
+    long: OnceLock<Option<Long>>,
 }
 
 impl Engine {
-    pub(crate) fn new(tables: &'static [u8], bpe: &'static LazyLock<&'static Bpe>) -> Self {
+    pub(crate) fn new(tables: &'static [u8]) -> Self {
         Engine {
             tables: Tables::parse(tables),
-            bpe,
+            long: OnceLock::new(),
         }
-    }
-
-    /// bpe-openai's encoder (loaded on first use).
-    pub(crate) fn bpe(&self) -> &'static Bpe {
-        self.bpe
     }
 
     pub(crate) fn num_tokens(&self) -> usize {
@@ -71,8 +65,21 @@ impl Engine {
     /// Appends the tokens of one pre-tokenized piece to `out`.
     pub(crate) fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) {
         if piece.len() > SHORT_PIECE {
-            out.extend(self.bpe().bpe.encode_via_backtracking(piece));
+            self.encode_long(piece, out);
         } else {
+            self.merge_short(piece, out);
+        }
+    }
+
+    /// The linear-time encoder for pieces of any length (`long.rs`).
+    pub(crate) fn encode_long(&self, piece: &[u8], out: &mut Vec<u32>) {
+        let long = self.long.get_or_init(|| Long::new(&self.tables).ok());
+        if !long
+            .as_ref()
+            .is_some_and(|l| l.encode(&self.tables, piece, out))
+        {
+            // The automaton did not build or the walk stalled (neither happens with these
+            // vocabularies): the heap merge gives the same tokens, in more memory.
             self.merge_short(piece, out);
         }
     }
@@ -320,14 +327,19 @@ mod tests {
         ]
     }
 
-    /// `merge_short` and bpe's backtracking encoder, on every engine.
+    /// `merge_short` and bpe's backtracking encoder, on every engine; `encode_long`
+    /// must agree with both.
     fn both_ways(piece: &[u8]) -> Vec<(Vec<u32>, Vec<u32>)> {
+        let theirs = [bpe_openai::cl100k_base(), bpe_openai::o200k_base()];
         engines()
             .into_iter()
-            .map(|engine| {
-                let mut ours = Vec::new();
+            .zip(theirs)
+            .map(|(engine, bpe)| {
+                let (mut ours, mut long) = (Vec::new(), Vec::new());
                 engine.merge_short(piece, &mut ours);
-                (ours, engine.bpe().bpe.encode_via_backtracking(piece))
+                engine.encode_long(piece, &mut long);
+                assert_eq!(long, ours, "encode_long on {piece:?}");
+                (ours, bpe.bpe.encode_via_backtracking(piece))
             })
             .collect()
     }

@@ -1,7 +1,7 @@
 //! Embedded, tiktoken-exact BPE for `cl100k_base` and `o200k_base`.
 //!
 //! Performance notes:
-//! - The rank tables are compiled into the binary by `bpe-openai`; pieces come
+//! - The rank tables are built from `bpe-openai`'s data by `build.rs`; pieces come
 //!   from `pretokenize.rs` (tiktoken's split patterns, with fast paths for ASCII
 //!   and for runs of three-byte letters) and are merged in `engine.rs`.
 //! - Most pre-tokenized pieces are one vocabulary entry. A hash lookup answers
@@ -16,6 +16,7 @@
 
 mod engine;
 mod js;
+mod long;
 mod memo;
 mod pretokenize;
 pub mod stream;
@@ -58,20 +59,17 @@ pub struct Tokenizer {
     specials: &'static [&'static str],
 }
 
-static CL100K_BPE: LazyLock<&'static bpe_openai::Tokenizer> =
-    LazyLock::new(bpe_openai::cl100k_base);
-static O200K_BPE: LazyLock<&'static bpe_openai::Tokenizer> = LazyLock::new(bpe_openai::o200k_base);
 static CL100K_ENGINE: LazyLock<Engine> = LazyLock::new(|| {
-    Engine::new(
-        include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.tables")),
-        &CL100K_BPE,
-    )
+    Engine::new(include_bytes!(concat!(
+        env!("OUT_DIR"),
+        "/cl100k_base.tables"
+    )))
 });
 static O200K_ENGINE: LazyLock<Engine> = LazyLock::new(|| {
-    Engine::new(
-        include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.tables")),
-        &O200K_BPE,
-    )
+    Engine::new(include_bytes!(concat!(
+        env!("OUT_DIR"),
+        "/o200k_base.tables"
+    )))
 });
 
 const CL100K_SPECIALS: &[&str] = &[
@@ -345,8 +343,8 @@ impl Tokenizer {
 #[cfg(feature = "fuzzing")]
 impl Tokenizer {
     /// Fuzzing: the fast paths agree with the general ones on `text` (the pre-tokenizer's
-    /// ASCII path with the regex, the short merge with backtracking BPE, the memo with a
-    /// fresh encoding of each piece).
+    /// ASCII path with the regex, the short merge with the long-piece encoder, the memo
+    /// with a fresh encoding of each piece).
     pub fn fast_paths_agree(&self, text: &str) -> bool {
         let mut fast = Vec::new();
         self.pre.for_each_piece(text, |a, b| fast.push((a, b)));
@@ -365,7 +363,8 @@ impl Tokenizer {
         let mut direct = Vec::new();
         for &(a, b) in &slow {
             let piece = &text.as_bytes()[a..b];
-            let reference = self.engine.bpe().bpe.encode_via_backtracking(piece);
+            let mut reference = Vec::new();
+            self.engine.encode_long(piece, &mut reference);
             if piece.len() <= engine::SHORT_PIECE {
                 let mut short = Vec::new();
                 self.engine.merge_short(piece, &mut short);
@@ -486,7 +485,7 @@ mod tests {
             .map(|i| format!("zq{i}xv "))
             .collect();
         let enc = tok(Encoding::Cl100kBase);
-        let bpe = enc.engine.bpe();
+        let bpe = bpe_openai::cl100k_base();
         let direct: Vec<u32> = bpe
             .split(&text)
             .flat_map(|p| bpe.bpe.encode_via_backtracking(p.as_bytes()))
@@ -498,7 +497,10 @@ mod tests {
     fn the_thread_memo_stays_exact_across_calls_encodings_and_reentry() {
         let text = "Shakespeare's comedies, 第一句话。 Shakespeare's comedies again!";
         let direct = |e: Encoding| {
-            let bpe = tok(e).engine.bpe();
+            let bpe = match e {
+                Encoding::O200kBase => bpe_openai::o200k_base(),
+                _ => bpe_openai::cl100k_base(),
+            };
             bpe.split(text)
                 .flat_map(|p| bpe.bpe.encode_via_backtracking(p.as_bytes()))
                 .collect::<Vec<u32>>()
@@ -534,7 +536,7 @@ mod tests {
             let engine = tok(Encoding::Cl100kBase).engine;
             let mut ours = Vec::new();
             engine.merge_short(piece.as_bytes(), &mut ours);
-            prop_assert_eq!(ours, engine.bpe().bpe.encode_via_backtracking(piece.as_bytes()));
+            prop_assert_eq!(ours, bpe_openai::cl100k_base().bpe.encode_via_backtracking(piece.as_bytes()));
         }
 
         #[test]
