@@ -5,7 +5,8 @@
 //! of every token into two tokens: BPE's merge ranks), and the rank of every byte pair.
 //! Written little-endian to `$OUT_DIR/<name>.tables`; `rust/tokenizer/tables.rs` reads it.
 //! The split patterns (`rust/tokenizer/patterns.rs`) are compiled into dense DFAs and
-//! serialized to `$OUT_DIR/<split>.dfa`, so no process compiles a Unicode regex.
+//! serialized, deflated, to `$OUT_DIR/<split>.dfa.deflate`, so no process compiles a
+//! Unicode regex.
 
 use std::collections::{HashMap, HashSet};
 use std::error::Error;
@@ -20,8 +21,50 @@ mod table_hash;
 #[allow(dead_code)]
 mod patterns;
 
-fn slots_for(n: usize) -> usize {
-    (n * 2).next_power_of_two()
+/// Slots for keys by their hashes under the perfect-hash layout (`table_hash.rs`):
+/// (pilots, slot of each key, slot count). Buckets are placed largest first, each with the
+/// first pilot that puts all its keys in free slots.
+fn perfect_layout(hashes: &[u64]) -> std::io::Result<(Vec<u16>, Vec<usize>, usize)> {
+    let n = hashes.len();
+    let (buckets, slots) = table_hash::perfect_sizes(n);
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); buckets];
+    for (k, &h) in hashes.iter().enumerate() {
+        members[table_hash::perfect_bucket(h, buckets)].push(k);
+    }
+    let mut order: Vec<usize> = (0..buckets).filter(|&b| !members[b].is_empty()).collect();
+    order.sort_by_key(|&b| std::cmp::Reverse(members[b].len()));
+    let mut taken = vec![false; slots];
+    let mut pilots = vec![0u16; buckets];
+    let mut place = vec![usize::MAX; n];
+    let mut got = Vec::new();
+    for b in order {
+        let pilot = (0..=u16::MAX).find(|&p| {
+            got.clear();
+            members[b].iter().all(|&k| {
+                let s = table_hash::perfect_slot(hashes[k], p, slots);
+                let free = !taken[s] && !got.contains(&s);
+                got.push(s);
+                free
+            })
+        });
+        let pilot = pilot.ok_or_else(|| {
+            std::io::Error::other(format!("no pilot for bucket {b} (two keys hash alike?)"))
+        })?;
+        for (&k, &s) in members[b].iter().zip(&got) {
+            taken[s] = true;
+            place[k] = s;
+        }
+        pilots[b] = pilot;
+    }
+    Ok((pilots, place, slots))
+}
+
+/// Pilots as little-endian u16s, two to a word.
+fn pilot_words(pilots: &[u16]) -> Vec<u32> {
+    pilots
+        .chunks(2)
+        .map(|c| u32::from(c[0]) | u32::from(c.get(1).copied().unwrap_or(0)) << 16)
+        .collect()
 }
 
 fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io::Result<()> {
@@ -42,19 +85,17 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
     offsets.push(all.len() as u32);
 
     // Each slot is (first eight bytes, zero-padded, as two words; id | length << 24): a
-    // piece of up to eight bytes is found without reading the token's bytes.
-    let vocab_slots = slots_for(n);
+    // piece of up to eight bytes is found without reading the token's bytes. An empty
+    // slot's last word is u32::MAX.
+    let hashes: Vec<u64> = tokens.iter().map(|t| table_hash::hash_bytes(t)).collect();
+    let (vocab_pilots, place, vocab_slots) = perfect_layout(&hashes)?;
     let mut vocab = vec![u32::MAX; vocab_slots * 3];
     for (id, t) in tokens.iter().enumerate() {
         assert!(
-            id < 1 << 24 && t.len() < 256,
+            id < 1 << 24 && t.len() < 255,
             "token {id} does not fit a vocabulary slot"
         );
-        let mut i = table_hash::hash_bytes(t) as usize & (vocab_slots - 1);
-        while vocab[3 * i + 2] != u32::MAX {
-            i = (i + 1) & (vocab_slots - 1);
-        }
-        let word = table_hash::prefix_word(t);
+        let (i, word) = (place[id], table_hash::prefix_word(t));
         vocab[3 * i..3 * i + 3].copy_from_slice(&[
             word as u32,
             (word >> 32) as u32,
@@ -71,19 +112,19 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         }
     }
     // Each slot is one word, left id << 42 | right id << 21 | joined id (ids under 2^21),
-    // written as two u32s; u64::MAX is empty. Eight slots share a cache line.
-    let pair_slots = slots_for(pairs.len());
+    // written as two u32s; u64::MAX is empty.
+    let hashes: Vec<u64> = pairs
+        .iter()
+        .map(|&(key, _)| table_hash::hash_pair(key))
+        .collect();
+    let (pair_pilots, place, pair_slots) = perfect_layout(&hashes)?;
     let mut slots = vec![u64::MAX; pair_slots];
-    for &(key, id) in &pairs {
+    for (&(key, id), &i) in pairs.iter().zip(&place) {
         let (left, right) = (key >> 32, key & 0xFFFF_FFFF);
         assert!(
             left.max(right).max(u64::from(id)) < (1 << 21) - 1,
             "ids fit 21 bits"
         );
-        let mut i = table_hash::hash_pair(key) as usize & (pair_slots - 1);
-        while slots[i] != u64::MAX {
-            i = (i + 1) & (pair_slots - 1);
-        }
         slots[i] = left << 42 | right << 21 | u64::from(id);
     }
     let pair_table: Vec<u32> = slots
@@ -101,7 +142,7 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         }
     }
 
-    let chars = char_table(&tokens, &by_bytes);
+    let (chars, char_masks) = char_table(&tokens, &by_bytes);
 
     let file = std::fs::File::create(out.join(format!("{name}.tables")))?;
     let mut f = std::io::BufWriter::new(file);
@@ -110,17 +151,23 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         n as u32,
         all.len() as u32,
         vocab_slots as u32,
+        vocab_pilots.len() as u32,
         pair_slots as u32,
+        pair_pilots.len() as u32,
+        (char_masks.len() / 4) as u32,
     ] {
         put(v)?;
     }
     for v in offsets
         .iter()
         .chain(&vocab)
+        .chain(&pilot_words(&vocab_pilots))
         .chain(&byte_ids)
         .chain(&byte_pairs)
         .chain(&pair_table)
+        .chain(&pilot_words(&pair_pilots))
         .chain(&chars)
+        .chain(&char_masks)
     {
         put(*v)?;
     }
@@ -128,11 +175,12 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
     Ok(())
 }
 
-/// Words per entry of the three-byte character table (read by `Tables::char_parts`).
-const CHAR_WORDS: usize = 6;
-
 /// For every three-byte UTF-8 character: the tokens its bytes merge into on their own,
 /// and the neighbouring bytes next to which that merge is not certain to happen first.
+/// Returns the entries (two words each: `first << 43 | second << 22 | mask index`, with
+/// 0x1F_FFFF for no second token, all ones for no entry) and the distinct hazard masks
+/// (four words each: left, right), which a few hundred characters' classes share
+/// (read by `Tables::char_parts`).
 ///
 /// BPE merges the lowest-ranked pair first. A character's own merges all come before any
 /// merge across its edges when every token that could form across an edge, while the
@@ -147,7 +195,7 @@ const CHAR_WORDS: usize = 6;
 /// with a lead byte; bit 63: its first token joins no token that ends with a continuation
 /// byte. Most pairs of CJK characters are no token, and these bits say so without a
 /// lookup.
-fn char_table(tokens: &[&[u8]], by_bytes: &HashMap<&[u8], u32>) -> Vec<u32> {
+fn char_table(tokens: &[&[u8]], by_bytes: &HashMap<&[u8], u32>) -> (Vec<u32>, Vec<u32>) {
     // For each token suffix (prefix) of up to three bytes: the byte before (after) it in
     // some longer token, with the lowest rank of such a token.
     let mut before: HashMap<&[u8], HashMap<u8, u32>> = HashMap::new();
@@ -187,7 +235,9 @@ fn char_table(tokens: &[&[u8]], by_bytes: &HashMap<&[u8], u32>) -> Vec<u32> {
         }
     }
     let rank = |bytes: &[u8]| by_bytes.get(bytes).copied();
-    let mut table = vec![u32::MAX; CHAR_WORDS << 16];
+    let mut table = vec![u32::MAX; 2 << 16];
+    let mut masks: Vec<(u64, u64)> = Vec::new();
+    let mut mask_index: HashMap<(u64, u64), u64> = HashMap::new();
     for index in 0..1usize << 16 {
         let bytes = [
             0xE0 | (index >> 12) as u8,
@@ -241,27 +291,40 @@ fn char_table(tokens: &[&[u8]], by_bytes: &HashMap<&[u8], u32>) -> Vec<u32> {
         let Some(ids) = parts.iter().map(|p| rank(p)).collect::<Option<Vec<u32>>>() else {
             continue;
         };
-        let entry = &mut table[index * CHAR_WORDS..(index + 1) * CHAR_WORDS];
-        entry[0] = ids[0];
-        entry[1] = ids.get(1).copied().unwrap_or(u32::MAX);
-        entry[2..].copy_from_slice(&[
-            left as u32,
-            (left >> 32) as u32,
-            right as u32,
-            (right >> 32) as u32,
-        ]);
+        const NO_SECOND: u64 = (1 << 21) - 1;
+        let first = u64::from(ids[0]);
+        let second = ids.get(1).map_or(NO_SECOND, |&id| u64::from(id));
+        assert!(first.max(second) <= NO_SECOND, "ids fit 21 bits");
+        let m = *mask_index.entry((left, right)).or_insert_with(|| {
+            masks.push((left, right));
+            masks.len() as u64 - 1
+        });
+        assert!(m < 1 << 22, "mask indices fit 22 bits");
+        let entry = first << 43 | second << 22 | m;
+        table[2 * index..2 * index + 2].copy_from_slice(&[entry as u32, (entry >> 32) as u32]);
     }
-    table
+    let mask_words = masks
+        .iter()
+        .flat_map(|&(l, r)| [l as u32, (l >> 32) as u32, r as u32, (r >> 32) as u32])
+        .collect();
+    (table, mask_words)
 }
 
 fn write_dfas(out: &Path) -> Result<(), Box<dyn Error>> {
     use regex_automata::dfa::{dense, StartKind};
     for (name, split) in patterns::splits() {
         let dfa = dense::Builder::new()
-            .configure(dense::Config::new().start_kind(StartKind::Anchored))
+            .configure(
+                dense::Config::new()
+                    .start_kind(StartKind::Anchored)
+                    .minimize(true),
+            )
             .build_many(&split)?;
+        // A dense DFA is mostly repeated rows: deflated it is 1-2 % of its size, and
+        // inflating it on load takes a few milliseconds.
         let (bytes, pad) = dfa.to_bytes_little_endian();
-        std::fs::write(out.join(format!("{name}.dfa")), &bytes[pad..])?;
+        let packed = miniz_oxide::deflate::compress_to_vec(&bytes[pad..], 9);
+        std::fs::write(out.join(format!("{name}.dfa.deflate")), packed)?;
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! Pre-tokenization: tiktoken's split patterns, with hand-written paths for the common pieces.
 //!
-//! The patterns (`patterns.rs`) are compiled at build time into dense DFAs that load
-//! without compiling anything; tiktoken's look-ahead `\s+(?!\S)` is a second pattern
+//! The patterns (`patterns.rs`) are compiled at build time into dense DFAs, stored
+//! deflated and inflated once per process when a split is first used (no regex is
+//! compiled at run time); tiktoken's look-ahead `\s+(?!\S)` is a second pattern
 //! `\s+\s` whose last character is dropped, so the whole split runs on a DFA.
 //!
 //! Most text is ASCII, where every class the cl100k pattern asks about is a
@@ -16,34 +17,35 @@
 //! caller's loop (`spaced_word`), its letters read eight bytes at a time. The fast paths
 //! are checked against the DFA by property tests, and the DFA against tiktoken.
 
+use std::sync::OnceLock;
+
 use regex_automata::dfa::{dense, Automaton};
 use regex_automata::{Anchored, Input};
 
 use crate::error::{Error, Result};
 
-/// DFA bytes, aligned to 4 as `dense::DFA::from_bytes` needs.
-#[repr(C)]
-struct Aligned<B: ?Sized> {
-    _align: [u32; 0],
-    bytes: B,
+/// The split DFAs, deflated (`build.rs`).
+static CL100K_DFA: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k.dfa.deflate"));
+static O200K_DFA: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.dfa.deflate"));
+static CL100K_JS_DFA: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_js.dfa.deflate"));
+
+/// Each split's DFA bytes, inflated once per process and kept (4-aligned, as
+/// `dense::DFA::from_bytes` needs).
+static INFLATED: [OnceLock<Option<&'static [u8]>>; 3] =
+    [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+
+fn inflate_aligned(packed: &[u8]) -> Option<&'static [u8]> {
+    let raw = miniz_oxide::inflate::decompress_to_vec(packed).ok()?;
+    let mut buf: Vec<u8> = Vec::with_capacity(raw.len() + 3);
+    let pad = buf.as_ptr().align_offset(4).min(3);
+    buf.resize(pad, 0);
+    buf.extend_from_slice(&raw); // within capacity: the buffer does not move
+    Some(&Vec::leak(buf)[pad..])
 }
 
-static CL100K_DFA: &Aligned<[u8]> = &Aligned {
-    _align: [],
-    bytes: *include_bytes!(concat!(env!("OUT_DIR"), "/cl100k.dfa")),
-};
-static O200K_DFA: &Aligned<[u8]> = &Aligned {
-    _align: [],
-    bytes: *include_bytes!(concat!(env!("OUT_DIR"), "/o200k.dfa")),
-};
 /// `\p{L}`, `\p{N}` and `[\p{Lo}\p{Lm}\p{M}]` of the three-byte characters, by code
 /// point (`build.rs`).
 static CLASSES3: &[u8; 3 << 13] = include_bytes!(concat!(env!("OUT_DIR"), "/classes3.bits"));
-
-static CL100K_JS_DFA: &Aligned<[u8]> = &Aligned {
-    _align: [],
-    bytes: *include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_js.dfa")),
-};
 
 /// Which split.
 #[derive(Clone, Copy, Debug)]
@@ -76,12 +78,19 @@ impl Pretokenizer {
     /// # Errors
     /// Only if the build script's DFA does not load (a unit test loads every one).
     pub(crate) fn load(split: Split) -> Result<Self> {
-        let (bytes, fast) = match split {
-            Split::Cl100k => (CL100K_DFA, Fast::Cl100k),
-            Split::O200k => (O200K_DFA, Fast::O200k),
-            Split::Cl100kJs => (CL100K_JS_DFA, Fast::Cl100k),
+        let (packed, fast, slot) = match split {
+            Split::Cl100k => (CL100K_DFA, Fast::Cl100k, 0),
+            Split::O200k => (O200K_DFA, Fast::O200k, 1),
+            Split::Cl100kJs => (CL100K_JS_DFA, Fast::Cl100k, 2),
         };
-        let (dfa, _) = dense::DFA::from_bytes(&bytes.bytes).map_err(|e| Error::InvalidConfig {
+        let bytes = INFLATED[slot]
+            .get_or_init(|| inflate_aligned(packed))
+            .ok_or_else(|| Error::InvalidConfig {
+                field: "pretokenizer DFA",
+                value: "a deflate stream that does not inflate".to_owned(),
+                expected: "the DFA the build script serialized",
+            })?;
+        let (dfa, _) = dense::DFA::from_bytes(bytes).map_err(|e| Error::InvalidConfig {
             field: "pretokenizer DFA",
             value: e.to_string(),
             expected: "the DFA the build script serialized",

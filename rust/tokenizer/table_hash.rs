@@ -1,6 +1,7 @@
 // The hash of the precomputed tables: shared, byte for byte, by `build.rs` (which writes
 // the tables) and `tables.rs` (which reads them), so the two can never disagree.
-// FxHash over 8-byte words, then a murmur-style finish so the low bits spread.
+// The first eight bytes and the length, multiplied; later words folded in with a 128-bit
+// multiply; then a murmur-style finish so the low bits spread.
 
 const K: u64 = 0x517c_c1b7_2722_0a95;
 
@@ -59,18 +60,31 @@ pub fn hash_bytes(bytes: &[u8]) -> u64 {
 /// [`hash_bytes`] of `bytes`, given their [`prefix_word`].
 #[inline(always)]
 pub fn hash_with_prefix(word: u64, bytes: &[u8]) -> u64 {
-    let mut h = (word ^ (bytes.len() as u64).rotate_right(8)).wrapping_mul(K);
+    // The length goes in after the multiply, into the low bits: XORed into the word, it
+    // would meet a long token's eighth byte, and two tokens could hash alike (the perfect
+    // layout needs distinct hashes).
+    let mut h = word.wrapping_mul(K) ^ bytes.len() as u64;
     if bytes.len() > 8 {
+        // The later words go through a folded 128-bit multiply: a plain multiply-and-
+        // rotate chain let two tokens that differ in their eighth and ninth bytes
+        // (" contente", " contendo") cancel out.
         let mut chunks = bytes[8..].chunks_exact(8);
         for c in &mut chunks {
             let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+            h = fold(h ^ w);
         }
         if !chunks.remainder().is_empty() {
-            h = (h.rotate_left(5) ^ prefix_word(chunks.remainder())).wrapping_mul(K);
+            h = fold(h ^ prefix_word(chunks.remainder()));
         }
     }
     finish(h)
+}
+
+/// The high and low halves of a 128-bit product, XORed (wyhash's mix).
+#[inline(always)]
+fn fold(x: u64) -> u64 {
+    let p = u128::from(x) * 0x9e37_79b9_7f4a_7c15_u128;
+    (p as u64) ^ (p >> 64) as u64
 }
 
 /// Hashes a pair of token ids.
@@ -85,4 +99,34 @@ fn finish(mut h: u64) -> u64 {
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
     h ^= h >> 33;
     h
+}
+
+// The perfect-hash layout of the vocabulary and pair tables (PTHash's idea): a key's hash
+// picks a bucket of about four keys, and the bucket's 16-bit pilot, mixed into the hash,
+// picks the key's slot. `build.rs` finds pilots that give every key a slot of its own, so
+// a lookup reads one pilot and one slot: no probing, and a miss costs what a hit does.
+// Slots are 3 % more than keys, where pilots are quick to find.
+
+/// Keys per bucket, on average.
+#[allow(dead_code)] // build.rs lays the tables out; the library only reads them
+pub const KEYS_PER_BUCKET: usize = 4;
+
+/// (buckets, slots) for `n` keys.
+#[allow(dead_code)] // build.rs lays the tables out; the library only reads them
+pub fn perfect_sizes(n: usize) -> (usize, usize) {
+    (n / KEYS_PER_BUCKET + 1, n + n / 32 + 1)
+}
+
+/// The bucket of a key's hash: from its low 32 bits.
+#[inline(always)]
+pub fn perfect_bucket(h: u64, buckets: usize) -> usize {
+    (((h & 0xFFFF_FFFF) * buckets as u64) >> 32) as usize
+}
+
+/// The slot of a key's hash under its bucket's pilot: from its high 32 bits, XORed with
+/// the pilot's own hash (keys of one bucket share their low bits, not these).
+#[inline(always)]
+pub fn perfect_slot(h: u64, pilot: u16, slots: usize) -> usize {
+    let x = (h ^ (u64::from(pilot) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)) >> 32;
+    ((x * slots as u64) >> 32) as usize
 }

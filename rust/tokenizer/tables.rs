@@ -1,7 +1,9 @@
 //! The tables `build.rs` precomputed, read in place from the binary: loading copies and
 //! hashes nothing, and only the pages a text needs are ever touched.
 
-use super::table_hash::{hash_pair, hash_with_prefix, prefix_word_at};
+use super::table_hash::{
+    hash_pair, hash_with_prefix, perfect_bucket, perfect_slot, prefix_word_at,
+};
 
 /// A little-endian `u32` array inside the binary.
 #[derive(Clone, Copy)]
@@ -31,23 +33,37 @@ pub(crate) struct Tables {
     offsets: Words,
     bytes: &'static [u8],
     /// Vocabulary slots of three words: the token's first eight bytes (zero-padded, two
-    /// words), then its id | its length << 24.
-    vocab: Words,
-    /// Vocabulary slots - 1.
-    vocab_mask: usize,
+    /// words), then its id | its length << 24; placed by a perfect hash (`table_hash.rs`).
+    vocab: Perfect,
     /// Pair slots of two words, one `u64`: left id << 42 | right id << 21 | joined id;
-    /// `u64::MAX` is empty.
-    pairs: Words,
-    /// Pair slots - 1.
-    pair_mask: usize,
+    /// `u64::MAX` is empty; placed by a perfect hash.
+    pairs: Perfect,
     byte_ids: Words,
     byte_pairs: Words,
-    /// Six words per three-byte character: its parts, and the neighbouring bytes that
-    /// make merging it first uncertain (`build.rs`, `char_table`).
+    /// Two words per three-byte character: its parts and the index of its hazard masks
+    /// in `char_masks` (`build.rs`, `char_table`).
     chars: Words,
+    /// Four words per distinct (left, right) hazard mask pair.
+    char_masks: Words,
 }
 
-const CHAR_WORDS: usize = 6;
+/// A table whose slots a perfect hash assigns: the slots, and a 16-bit pilot per bucket.
+struct Perfect {
+    slots: Words,
+    slot_count: usize,
+    pilots: &'static [u8],
+    buckets: usize,
+}
+
+impl Perfect {
+    /// The slot a key's hash may be in (the caller compares the key).
+    #[inline(always)]
+    fn slot(&self, h: u64) -> usize {
+        let b = perfect_bucket(h, self.buckets);
+        let pilot = u16::from_le_bytes([self.pilots[2 * b], self.pilots[2 * b + 1]]);
+        perfect_slot(h, pilot, self.slot_count)
+    }
+}
 
 /// Splits `count` words off the front of `data`.
 fn take(data: &mut &'static [u8], count: usize) -> Words {
@@ -59,25 +75,37 @@ fn take(data: &mut &'static [u8], count: usize) -> Words {
 impl Tables {
     /// Views a table file; its layout is `build.rs`'s.
     pub(crate) fn parse(mut data: &'static [u8]) -> Self {
-        let header = take(&mut data, 4);
+        let header = take(&mut data, 7);
         let (n, total) = (header.get(0) as usize, header.get(1) as usize);
-        let (vocab_slots, pair_slots) = (header.get(2) as usize, header.get(3) as usize);
+        let (vocab_slots, vocab_buckets) = (header.get(2) as usize, header.get(3) as usize);
+        let (pair_slots, pair_buckets) = (header.get(4) as usize, header.get(5) as usize);
+        let masks = header.get(6) as usize;
         let offsets = take(&mut data, n + 1);
-        let vocab = take(&mut data, vocab_slots * 3);
+        let vocab = Perfect {
+            slots: take(&mut data, vocab_slots * 3),
+            slot_count: vocab_slots,
+            pilots: take(&mut data, vocab_buckets.div_ceil(2)).0,
+            buckets: vocab_buckets,
+        };
         let byte_ids = take(&mut data, 256);
         let byte_pairs = take(&mut data, 1 << 16);
-        let pairs = take(&mut data, pair_slots * 2);
-        let chars = take(&mut data, CHAR_WORDS << 16);
+        let pairs = Perfect {
+            slots: take(&mut data, pair_slots * 2),
+            slot_count: pair_slots,
+            pilots: take(&mut data, pair_buckets.div_ceil(2)).0,
+            buckets: pair_buckets,
+        };
+        let chars = take(&mut data, 2 << 16);
+        let char_masks = take(&mut data, masks * 4);
         Tables {
             offsets,
             bytes: &data[..total],
             vocab,
-            vocab_mask: vocab_slots - 1,
             pairs,
-            pair_mask: pair_slots - 1,
             byte_ids,
             byte_pairs,
             chars,
+            char_masks,
         }
     }
 
@@ -121,25 +149,21 @@ impl Tables {
     #[inline(always)]
     fn lookup_word(&self, piece: &[u8], word: u64) -> Option<u32> {
         let n = piece.len();
-        if n >= 256 {
+        if n >= 255 {
             return None; // no token is this long (build.rs checks)
         }
         let (lo, hi, len) = (word as u32, (word >> 32) as u32, n as u32);
-        let mask = self.vocab_mask;
-        let mut i = hash_with_prefix(word, piece) as usize & mask;
-        loop {
-            let meta = self.vocab.get(3 * i + 2);
-            if meta == u32::MAX {
-                return None;
+        let i = self.vocab.slot(hash_with_prefix(word, piece));
+        let slots = self.vocab.slots;
+        let meta = slots.get(3 * i + 2);
+        if meta >> 24 == len && slots.get(3 * i) == lo && slots.get(3 * i + 1) == hi {
+            let id = meta & 0x00FF_FFFF;
+            // An empty slot's meta is all ones: length 255, which no piece here has.
+            if n <= 8 || self.token(id)[8..] == piece[8..] {
+                return Some(id);
             }
-            if meta >> 24 == len && self.vocab.get(3 * i) == lo && self.vocab.get(3 * i + 1) == hi {
-                let id = meta & 0x00FF_FFFF;
-                if n <= 8 || self.token(id)[8..] == piece[8..] {
-                    return Some(id);
-                }
-            }
-            i = (i + 1) & mask;
         }
+        None
     }
 
     /// The id of two adjacent tokens' joined bytes (their merge rank), or `u32::MAX`.
@@ -150,16 +174,14 @@ impl Tables {
             return u32::MAX; // no token has such an id, and the key below needs 21 bits each
         }
         let key = u64::from(left) << 21 | u64::from(right);
-        let mut i = hash_pair((u64::from(left) << 32) | u64::from(right)) as usize & self.pair_mask;
-        loop {
-            let slot = self.pairs.get64(i);
-            if slot == u64::MAX {
-                return u32::MAX;
-            }
-            if slot >> 21 == key {
-                return (slot & ID) as u32;
-            }
-            i = (i + 1) & self.pair_mask;
+        let i = self
+            .pairs
+            .slot(hash_pair((u64::from(left) << 32) | u64::from(right)));
+        let slot = self.pairs.slots.get64(i);
+        if slot >> 21 == key {
+            (slot & ID) as u32
+        } else {
+            u32::MAX // an empty slot is all ones, and no key is
         }
     }
 
@@ -174,22 +196,17 @@ impl Tables {
         }
         let index =
             (usize::from(b1 & 0x0F) << 12) | (usize::from(b2 & 0x3F) << 6) | usize::from(b3 & 0x3F);
-        // One entry, read with one bounds check.
-        let entry = &self.chars.0[index * CHAR_WORDS * 4..(index + 1) * CHAR_WORDS * 4];
-        let word = |k: usize| {
-            u32::from_le_bytes([
-                entry[4 * k],
-                entry[4 * k + 1],
-                entry[4 * k + 2],
-                entry[4 * k + 3],
-            ])
-        };
-        let first = word(0);
-        if first == u32::MAX {
+        const NO_SECOND: u64 = (1 << 21) - 1;
+        let entry = self.chars.get64(index);
+        if entry == u64::MAX {
             return None;
         }
-        let left = u64::from(word(2)) | (u64::from(word(3)) << 32);
-        let right = u64::from(word(4)) | (u64::from(word(5)) << 32);
+        let (first, second) = ((entry >> 43) as u32, (entry >> 22) & NO_SECOND);
+        let m = (entry & ((1 << 22) - 1)) as usize;
+        let left =
+            u64::from(self.char_masks.get(4 * m)) | u64::from(self.char_masks.get(4 * m + 1)) << 32;
+        let right = u64::from(self.char_masks.get(4 * m + 2))
+            | u64::from(self.char_masks.get(4 * m + 3)) << 32;
         let safe_left = match i.checked_sub(1).map(|k| piece[k]) {
             None => true,
             Some(0x00..=0x7F) => right & 2 == 0,
@@ -202,9 +219,13 @@ impl Tables {
             Some(&q @ 0xC2..=0xF4) => right >> (q - 0xC0) & 1 == 0,
             Some(_) => false,
         };
-        (safe_left && safe_right).then(|| CharParts {
+        (safe_left && safe_right).then_some(CharParts {
             first,
-            second: word(1),
+            second: if second == NO_SECOND {
+                u32::MAX
+            } else {
+                second as u32
+            },
             alone_right: right >> 62 & 1 == 1,
             alone_left: right >> 63 & 1 == 1,
         })
