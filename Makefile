@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
 .PHONY: venv install install-dev demo test test-rust test-python lint bench bench-peers fuzz fuzz-tools \
-	fuzz-run fuzz-short fuzz-long
+	fuzz-run fuzz-short fuzz-long wheel wheel-smoke
 
 venv:
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,19 @@ lint: install-dev
 	$(BIN)/ruff format --check python tests benches scripts fuzz/python
 	$(BIN)/mypy
 	$(PY) -m mypy.stubtest ferrochunk._native
+
+# The abi3 wheel, in target/wheels.
+wheel: venv
+	rm -rf target/wheels
+	$(BIN)/maturin build --release -q -o target/wheels
+
+# The wheel in a fresh virtualenv of its own: chunk the bundled sample, check ids, and fail
+# when the installed package is over 20 MB.
+wheel-smoke: wheel
+	rm -rf target/wheel-venv
+	$(PYTHON) -m venv target/wheel-venv
+	target/wheel-venv/bin/python -m pip install -q target/wheels/ferrochunk-*.whl
+	cd /tmp && $(CURDIR)/target/wheel-venv/bin/python $(CURDIR)/scripts/wheel_smoke.py --max-mb 20
 
 # Full benchmark run, per core (RAYON_NUM_THREADS=1 pins rayon's global pool; threads=2 rows
 # still get two); figures go into BENCHMARKS.md (see there).

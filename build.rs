@@ -59,6 +59,9 @@ fn perfect_layout(hashes: &[u64]) -> std::io::Result<(Vec<u16>, Vec<usize>, usiz
     Ok((pilots, place, slots))
 }
 
+/// Tokens per block of the token-start table (`Tables::token`).
+const TOKEN_BLOCK: usize = 16;
+
 /// Pilots as little-endian u16s, two to a word.
 fn pilot_words(pilots: &[u16]) -> Vec<u32> {
     pilots
@@ -76,13 +79,22 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         .map(|(i, t)| (*t, i as u32))
         .collect();
 
-    let mut offsets = Vec::with_capacity(n + 1);
+    // Token bytes back to back; a byte of length per token and the start of every
+    // `TOKEN_BLOCK`-th token (a quarter of the space of a start per token).
     let mut all = Vec::new();
-    for t in &tokens {
-        offsets.push(all.len() as u32);
+    let mut block_starts = Vec::with_capacity(n / TOKEN_BLOCK + 1);
+    for (id, t) in tokens.iter().enumerate() {
+        if id % TOKEN_BLOCK == 0 {
+            block_starts.push(all.len() as u32);
+        }
         all.extend_from_slice(t);
     }
-    offsets.push(all.len() as u32);
+    let mut lengths: Vec<u8> = tokens.iter().map(|t| t.len() as u8).collect();
+    lengths.resize(n.div_ceil(4) * 4, 0);
+    let length_words: Vec<u32> = lengths
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
 
     // Each slot is (first eight bytes, zero-padded, as two words; id | length << 24): a
     // piece of up to eight bytes is found without reading the token's bytes. An empty
@@ -158,8 +170,9 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
     ] {
         put(v)?;
     }
-    for v in offsets
+    for v in block_starts
         .iter()
+        .chain(&length_words)
         .chain(&vocab)
         .chain(&pilot_words(&vocab_pilots))
         .chain(&byte_ids)

@@ -16,10 +16,6 @@ impl Words {
         u32::from_le_bytes([b[0], b[1], b[2], b[3]])
     }
 
-    fn len(self) -> usize {
-        self.0.len() / 4
-    }
-
     /// Words `2i` and `2i + 1` as one little-endian `u64`.
     #[inline]
     fn get64(self, i: usize) -> u64 {
@@ -30,7 +26,11 @@ impl Words {
 
 /// Token bytes, the vocabulary and the merge ranks of one encoding.
 pub(crate) struct Tables {
-    offsets: Words,
+    tokens: usize,
+    /// The byte offset of every `TOKEN_BLOCK`-th token in `bytes`.
+    block_starts: Words,
+    /// Each token's length in bytes.
+    lengths: &'static [u8],
     bytes: &'static [u8],
     /// Vocabulary slots of three words: the token's first eight bytes (zero-padded, two
     /// words), then its id | its length << 24; placed by a perfect hash (`table_hash.rs`).
@@ -65,6 +65,9 @@ impl Perfect {
     }
 }
 
+/// Tokens per block of `Tables::block_starts` (`build.rs` writes it).
+const TOKEN_BLOCK: usize = 16;
+
 /// Splits `count` words off the front of `data`.
 fn take(data: &mut &'static [u8], count: usize) -> Words {
     let (head, rest) = data.split_at(count * 4);
@@ -80,7 +83,8 @@ impl Tables {
         let (vocab_slots, vocab_buckets) = (header.get(2) as usize, header.get(3) as usize);
         let (pair_slots, pair_buckets) = (header.get(4) as usize, header.get(5) as usize);
         let masks = header.get(6) as usize;
-        let offsets = take(&mut data, n + 1);
+        let block_starts = take(&mut data, n.div_ceil(TOKEN_BLOCK));
+        let lengths = &take(&mut data, n.div_ceil(4)).0[..n];
         let vocab = Perfect {
             slots: take(&mut data, vocab_slots * 3),
             slot_count: vocab_slots,
@@ -98,7 +102,9 @@ impl Tables {
         let chars = take(&mut data, 2 << 16);
         let char_masks = take(&mut data, masks * 4);
         Tables {
-            offsets,
+            tokens: n,
+            block_starts,
+            lengths,
             bytes: &data[..total],
             vocab,
             pairs,
@@ -110,20 +116,25 @@ impl Tables {
     }
 
     pub(crate) fn num_tokens(&self) -> usize {
-        self.offsets.len() - 1
+        self.tokens
     }
 
     /// The bytes of a token id (ids come from these tables, so they are in range).
     #[inline]
     pub(crate) fn token(&self, id: u32) -> &'static [u8] {
         let id = id as usize;
-        &self.bytes[self.offsets.get(id) as usize..self.offsets.get(id + 1) as usize]
+        let first = id & !(TOKEN_BLOCK - 1);
+        let start = self.block_starts.get(id / TOKEN_BLOCK) as usize
+            + self.lengths[first..id]
+                .iter()
+                .map(|&l| usize::from(l))
+                .sum::<usize>();
+        &self.bytes[start..start + usize::from(self.lengths[id])]
     }
 
     #[inline]
     pub(crate) fn token_len(&self, id: u32) -> usize {
-        let id = id as usize;
-        (self.offsets.get(id + 1) - self.offsets.get(id)) as usize
+        usize::from(self.lengths[id as usize])
     }
 
     /// The id of a single byte.
