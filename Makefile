@@ -81,14 +81,16 @@ fuzz: install-dev
 	FERROCHUNK_MAX_EXAMPLES=5000 $(BIN)/pytest -q tests
 
 # Coverage-guided fuzzing: the cargo-fuzz targets of fuzz/ and atheris on the Python API,
-# FUZZ_SECONDS each, seeded from the committed corpus in fuzz/corpus (new finds go to a
-# scratch folder, so a run never edits the repository). cargo-fuzz needs nightly flags;
-# RUSTC_BOOTSTRAP lets the stable toolchain take them.
+# FUZZ_SECONDS each. Each target reads the seeds in git (fuzz/seeds, a couple of dozen per
+# target) and a corpus kept outside the repository (FUZZ_CORPUS, default
+# ~/.cache/ferrochunk/fuzz-corpus), where new finds go: it grows from run to run on one
+# machine, starts from the seeds on a fresh one, and a run never edits the repository.
+# cargo-fuzz needs nightly flags; RUSTC_BOOTSTRAP lets the stable toolchain take them.
 FUZZ_TARGETS := windows recursive sentence_windows delimiter_merge parent_child \
 	stream_tokenizer tokenizer_paths scan packing cleaning markdown
 FUZZ_SECONDS ?= 30
 FUZZ_TARGET_DIR ?= $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR)-fuzz,$(CURDIR)/fuzz/target)
-FUZZ_SCRATCH ?= $(CURDIR)/target/fuzz-scratch
+FUZZ_CORPUS ?= $(HOME)/.cache/ferrochunk/fuzz-corpus
 
 fuzz-tools: install-dev
 	@command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked --quiet
@@ -96,14 +98,14 @@ fuzz-tools: install-dev
 
 fuzz-run: fuzz-tools
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
-		mkdir -p $(FUZZ_SCRATCH)/$$t && \
+		mkdir -p $(FUZZ_CORPUS)/$$t && \
 		RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(FUZZ_TARGET_DIR) cargo fuzz run -O $$t \
-			$(FUZZ_SCRATCH)/$$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) \
+			$(FUZZ_CORPUS)/$$t seeds/$$t -- -max_total_time=$(FUZZ_SECONDS) \
 			-rss_limit_mb=4096 -print_final_stats=1 || exit 1; \
 	done
-	mkdir -p $(FUZZ_SCRATCH)/python_api
-	$(PY) fuzz/python/fuzz_api.py $(FUZZ_SCRATCH)/python_api fuzz/corpus/python_api \
-		-artifact_prefix=$(FUZZ_SCRATCH)/ \
+	mkdir -p $(FUZZ_CORPUS)/python_api
+	$(PY) fuzz/python/fuzz_api.py $(FUZZ_CORPUS)/python_api fuzz/seeds/python_api \
+		-artifact_prefix=$(FUZZ_CORPUS)/ \
 		-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -print_final_stats=1
 
 fuzz-short:
