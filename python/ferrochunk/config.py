@@ -15,7 +15,6 @@ from ._validate import describe, require_int, require_text
 from .errors import ConfigError, ConfigTypeError
 
 if TYPE_CHECKING:
-    from .reference.rows import Batch, Encode
     from .tokenizers import Tokenizer
 
 __all__ = [
@@ -86,11 +85,6 @@ class TokenWindows:
 
     def _spec(self) -> tuple[Any, ...]:
         return ("windows", self.max_tokens, self.overlap_tokens)
-
-    def _reference(self, text: str, encode: Encode) -> Batch:
-        from .reference import windows
-
-        return windows.batch(text, encode(text), self.max_tokens, self.overlap_tokens)
 
 
 def _strategy(value: Any) -> MergeStrategy:
@@ -207,11 +201,6 @@ class DelimiterMerge:
             self.joiner,
         )
 
-    def _reference(self, text: str, encode: Encode) -> Batch:
-        from .reference import delimiter_merge
-
-        return delimiter_merge.batch(text, self, encode)
-
 
 _DIFY_SEPARATORS = ("\n\n", "\n", "。", ". ", " ", "")
 
@@ -294,11 +283,6 @@ class Recursive:
             self.keep_separator == "end",
         )
 
-    def _reference(self, text: str, encode: Encode) -> Batch:
-        from .reference import recursive
-
-        return recursive.batch(text, encode(text), self)
-
 
 @dataclass(frozen=True, slots=True)
 class ParentChild:
@@ -344,11 +328,6 @@ class ParentChild:
     def _spec(self) -> tuple[Any, ...]:
         parent = self.parent._spec() if isinstance(self.parent, Recursive) else None
         return ("parent_child", parent, self.child._spec())
-
-    def _reference(self, text: str, encode: Encode) -> Batch:
-        from .reference import parent_child
-
-        return parent_child.batch(text, encode(text), self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -503,11 +482,6 @@ class SentenceWindows:
             [list(c) for c in self.break_classes],
         )
 
-    def _reference(self, text: str, encode: Encode) -> Batch:
-        from .reference import sentence_windows
-
-        return sentence_windows.batch(text, encode(text), self)
-
     @property
     def safe_max(self) -> int:
         """The token budget of a window: ``int(max_tokens * safety_margin)``."""
@@ -580,15 +554,10 @@ class Markdown:
     def _spec(self) -> tuple[Any, ...]:
         return ("markdown", self.max_tokens, self.overlap_tokens, self.context)
 
-    def _reference(self, text: str, encode: Encode) -> Batch:
-        from .reference import markdown
-
-        return markdown.batch(text, encode(text), self, lambda s: len(encode(s)))
-
 
 Config = TokenWindows | DelimiterMerge | Recursive | ParentChild | SentenceWindows | Markdown
 """Any native config."""
 
 CONFIGS = (TokenWindows, DelimiterMerge, Recursive, ParentChild, SentenceWindows, Markdown)
-"""The native configs: each names its native spec (``_spec``), its reference twin
-(``_reference``) and its metadata keys. Nothing else dispatches on a config's type."""
+"""The native configs: each names its native spec (``_spec``) and its metadata keys. The
+reference's twin of each is chosen on the reference's side (``reference/_twins.py``)."""

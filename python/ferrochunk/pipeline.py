@@ -19,15 +19,13 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from . import _native
+from . import _native, _oracle
 from ._gc import gc_paused
+from ._rows import Batch
 from ._validate import describe, require_choice, require_int, require_str
 from .config import CONFIGS, CleanRules, Config, Markdown, ParentChild, SentenceWindows
 from .errors import ConfigError, ConfigTypeError, InputDecodeError, InputTypeError
-from .reference import _tiktoken as reference_tiktoken
 from .reference import clean as reference_clean
-from .reference import tokens as reference_tokens
-from .reference.rows import Batch
 from .tokenizers import Tokenizer, offset_safe, resolve, utf8_call, utf8_safe
 from .types import Chunk, Metadata, SpanArray, Spans
 
@@ -210,26 +208,6 @@ def _restore(chunk: Chunk, found: dict[int, str], joiner: str) -> Chunk:
 # -- running one text -----------------------------------------------------------------
 
 
-def _reference_starts(tok: Tokenizer) -> Callable[[str], list[int]]:
-    """The reference's token starts: tiktoken for an embedded encoding, else the tokenizer's
-    own output converted in plain Python. Neither touches the extension."""
-    name = tok.native_encoding
-    if name is not None:
-        return lambda text: reference_tiktoken.byte_starts(name, text)
-    joining = getattr(tok._backend, "joining_normalizer", lambda: None)()
-
-    def starts(text: str) -> list[int]:
-        raw = tok._raw(text)
-        found = reference_tokens.Starts(reference_tokens.byte_starts(text, raw[0], raw[1]))
-        if len(raw) == 3:
-            found.words = reference_tokens.word_flags(raw[2])
-            if joining is not None:
-                reference_tokens.unjoin(text.encode("utf-8"), found, found.words, joining)
-        return found
-
-    return starts
-
-
 def _given_tokens(text: str, config: Config, tok: Tokenizer) -> dict[str, Any]:
     """A Python tokenizer's output for the native pipeline: whole text or each piece."""
     if not config._tokenizes_pieces:
@@ -247,7 +225,7 @@ def _given_tokens(text: str, config: Config, tok: Tokenizer) -> dict[str, Any]:
 def _run(text: str, config: Config, tok: Tokenizer, backend: str) -> Batch:
     """The batch of one UTF-8-safe text on the chosen backend."""
     if backend == "reference":
-        return config._reference(text, _reference_starts(tok))
+        return _oracle.oracle().run(text, config, tok)
     source = tok._native_source
     if source is not None:
         return _native.chunk(text, config._spec(), encoding=source)
@@ -347,8 +325,10 @@ def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -
             "indented code and lists), got CleanRules(remove_extra_spaces=True)"
         )
     require_choice("backend", backend, _BACKENDS)
-    find = reference_clean.python_finder if backend == "reference" else _native_finder
-    cleaned, where = reference_clean.clean(text, clean, find)
+    if backend == "reference":
+        cleaned, where = _oracle.oracle().clean(text, clean)
+    else:
+        cleaned, where = reference_clean.clean(text, clean, _native_finder)
     chunks = chunk(cleaned, config, tokenizer=tokenizer, backend=backend)
     spans: dict[tuple[int, int], tuple[int, int]] = {}
 
@@ -365,7 +345,7 @@ def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -
         spans[key] = reference_clean.to_original(where, len(text), *key)
     chars = sorted({x for pair in spans.values() for x in pair})
     if backend == "reference":
-        as_bytes = reference_tokens.byte_starts(text, "chars", chars)
+        as_bytes = _oracle.oracle().char_bytes(text, chars)
     else:
         as_bytes = _native.char_to_byte_offsets(
             utf8_safe(text), np.asarray(chars, dtype=np.uint64)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._delimiters import parse_delimiter_field
 from ._validate import describe, require_int
 from .config import (
     CleanRules,
@@ -23,7 +24,6 @@ from .config import (
     TokenWindows,
 )
 from .errors import ConfigError, ConfigTypeError
-from .reference.ragflow.delim import parse_delimiter_field
 
 __all__ = ["config_from_mapping", "from_parser_config", "from_process_rule"]
 

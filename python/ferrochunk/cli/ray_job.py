@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .._optional import require
 from ..errors import FerrochunkError
 from ..ray import chunk_dataset
+from .progress import Progress
+from .sink import Sink
 from .sources import Source
 
-if TYPE_CHECKING:
-    from .chunk import Run
+
+class Job(Protocol):
+    """What the Ray job needs of a `ferrochunk chunk` run (``cli.chunk.Run``)."""
+
+    args: Any
+    config: Any
+    sink: Sink
+    tokenizer: Any
+    progress: Progress
+    documents: int
+    chunks: int
+    tokens: int
+    done: int
 
 
 def _documents(ray: Any, pa: Any, sources: list[Source], args: Any) -> Any:
@@ -69,7 +82,7 @@ def _documents(ray: Any, pa: Any, sources: list[Source], args: Any) -> Any:
     return first.union(*rest) if rest else first
 
 
-def run_ray(job: Run, sources: list[Source]) -> None:
+def run_ray(job: Job, sources: list[Source]) -> None:
     if any(s.kind == "stdin" for s in sources):
         raise FerrochunkError("stdin cannot be read with --ray; name files instead")
     ray = require("ray", "ray")

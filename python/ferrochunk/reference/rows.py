@@ -11,14 +11,9 @@ spans, ``texts`` each row's text, and ``meta`` None, or for a structure-aware co
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from .._rows import Batch, Encode
 
-Encode = Callable[[str], list[int]]
-"""A text -> the UTF-8 byte offset (within it) where each of its tokens starts."""
-
-Batch = tuple[Any, Any, list[str], Any]
-"""``(table, spans, texts, meta)``."""
+__all__ = ["Batch", "Encode", "row"]
 
 
 def row(

@@ -1,41 +1,24 @@
-"""§2 delimiter fields."""
+"""§2 delimiter fields. Parsing the field is shared with the product's
+``rules.from_parser_config`` and lives in ``ferrochunk._delimiters``."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-_WRAPPED = re.compile(r"`([^`]+)`")
+from ..._delimiters import (
+    has_wrapped_delimiter,
+    normalize_text_newlines,
+    parse_delimiter_field,
+)
 
-
-def normalize_text_newlines(text: Any) -> Any:
-    """§2.1: CRLF, then lone CR, become LF; falsy input is returned unchanged."""
-    if not text:
-        return text
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def has_wrapped_delimiter(field: Any) -> bool:
-    """§2.2: the raw field holds a backtick-wrapped token."""
-    if not field:
-        return False
-    return _WRAPPED.search(field) is not None
-
-
-def parse_delimiter_field(field: Any) -> list[str]:
-    """§2.3: wrapped tokens whole, every other character alone; first occurrences, longest first."""
-    if not field:
-        return []
-    field = normalize_text_newlines(field)
-    found: list[str] = []
-    at = 0
-    for m in _WRAPPED.finditer(field):
-        found.extend(field[at : m.start()])
-        found.append(m.group(1))
-        at = m.end()
-    found.extend(field[at:])
-    unique = list(dict.fromkeys(found))
-    return sorted(unique, key=len, reverse=True)
+__all__ = [
+    "compile_delimiter_pattern",
+    "has_wrapped_delimiter",
+    "normalize_text_newlines",
+    "parse_delimiter_field",
+    "split_keep",
+]
 
 
 def compile_delimiter_pattern(delimiters: Any) -> str:
