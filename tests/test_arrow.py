@@ -109,3 +109,31 @@ def test_bad_columns_name_the_column():
     tok = fc.Tokenizer.from_callable(lambda t: ([], []))
     with pytest.raises(ConfigError, match="needs a native tokenizer"):
         chunk_table(pa.table({"text": ["a"]}), CONFIGS[0], tokenizer=tok)
+
+
+def test_the_core_copies_writeable_and_strided_buffers_it_is_handed():
+    """`_native.chunk_arrow` given a writeable data array (which another thread could change
+    while Rust reads it detached) or a strided one reads a copy, with the same rows as a
+    read-only contiguous buffer."""
+    import numpy as np
+
+    from ferrochunk import _native
+
+    texts = ["one two three four", "five six seven"]
+    data = np.frombuffer("".join(texts).encode(), dtype=np.uint8).copy()
+    offsets = np.array([0, len(texts[0]), len(texts[0]) + len(texts[1])], dtype=np.int32)
+    config = fc.TokenWindows(2)
+
+    def rows(buffer):
+        top = _native.chunk_arrow(buffer, offsets, None, 0, 2, config, "cl100k")[0]
+        return top[1].tolist(), bytes(top[2])
+
+    readonly = data.copy()
+    readonly.flags.writeable = False
+    assert data.flags.writeable
+    expected = rows(readonly)
+    assert expected[1] == "".join(texts).encode()
+    assert rows(data) == expected
+    strided = np.repeat(data, 2)[::2]
+    assert not strided.flags.c_contiguous
+    assert rows(strided) == expected

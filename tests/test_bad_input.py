@@ -497,6 +497,6 @@ def test_given_starts_without_piece_counts_are_refused_for_a_delimiter_contract(
 
     from ferrochunk import _native
 
-    spec = fc.DelimiterMerge(10)._spec()
+    spec = fc.DelimiterMerge(10)
     with pytest.raises(fc.errors.ConfigError, match="per-piece counts"):
         _native.chunk("one. two. three.", spec, starts=np.array([0, 4], dtype=np.uint32))

@@ -90,16 +90,23 @@ def test_bad_entry_point_arguments():
         fc.chunk_many(["a"], fc.TokenWindows(8), threads=0)
 
 
+def _windows(max_tokens: int, overlap_tokens: int) -> object:
+    """A TokenWindows as the core reads it (by attribute name), without Python's checks."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(_native="windows", max_tokens=max_tokens, overlap_tokens=overlap_tokens)
+
+
 def test_rust_raises_the_same_classes():
     """The core validates too; its errors arrive as ferrochunk.errors classes, never panics."""
     with pytest.raises(ConfigError, match="max_tokens must be an integer >= 1, got 0"):
-        _native.chunk("abc", ("windows", 0, 0), encoding="cl100k")
+        _native.chunk("abc", _windows(0, 0), encoding="cl100k")
     with pytest.raises(ConfigError, match="overlap_tokens"):
-        _native.chunk("abc", ("windows", 4, 9), encoding="cl100k")
+        _native.chunk("abc", _windows(4, 9), encoding="cl100k")
     with pytest.raises(UnknownTokenizerError, match="gpt2"):
         _native.count("gpt2", "abc")
     with pytest.raises(OffsetsError, match=r"offsets\[1\] = 0"):
-        _native.chunk("abcd", ("windows", 4, 0), starts=np.array([2, 0], dtype=np.uint32))
+        _native.chunk("abcd", _windows(4, 0), starts=np.array([2, 0], dtype=np.uint32))
     with pytest.raises(OffsetsError, match="past the end"):
         _native.char_to_byte_offsets("é", np.array([0, 2], dtype=np.uint64))
     with pytest.raises(ConfigError, match="threads"):
@@ -126,7 +133,7 @@ def test_a_panic_arrives_as_internal_error():
 
 
 def test_malformed_data_at_the_boundary_is_a_typed_error():
-    spec = fc.DelimiterMerge(4, delimiters=("\n",))._spec()
+    spec = fc.DelimiterMerge(4, delimiters=("\n",))
     starts = np.array([0, 0], dtype=np.uint32)
     with pytest.raises(OffsetsError, match="more pieces"):
         _native.chunk("a\nb\nc", spec, starts=starts, counts=np.array([1, 1], dtype=np.uint32))
@@ -141,7 +148,7 @@ def test_malformed_data_at_the_boundary_is_a_typed_error():
             None,
             0,
             3,
-            fc.TokenWindows(4)._spec(),
+            fc.TokenWindows(4),
             "cl100k",
         )
     with pytest.raises(OffsetsError, match="leave the"):
@@ -151,12 +158,42 @@ def test_malformed_data_at_the_boundary_is_a_typed_error():
             None,
             0,
             1,
-            fc.TokenWindows(4)._spec(),
+            fc.TokenWindows(4),
             "cl100k",
         )
-    stream = _native.Stream(fc.TokenWindows(4)._spec(), "cl100k")
+    stream = _native.Stream(fc.TokenWindows(4), "cl100k")
     stream.finish()
     with pytest.raises(ConfigError, match="no input after finish"):
         stream.push("more")
-    with pytest.raises(ValueError, match="unknown native config"):
-        _native.chunk("a", ("hexagons", 3), encoding="cl100k")
+    hexagons = _windows(3, 0)
+    hexagons._native = "hexagons"  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match='unknown native config kind "hexagons"'):
+        _native.chunk("a", hexagons, encoding="cl100k")
+
+
+def test_configs_cross_to_rust_by_attribute_name():
+    """The core reads a config's fields by name: an object that is not a config, or a config
+    whose field is missing, fails naming what it lacks; it is never read by position."""
+
+    class Impostor:
+        _native = "windows"
+        max_tokens = 4
+
+    with pytest.raises(AttributeError, match="overlap_tokens"):
+        _native.chunk("one two three", Impostor(), encoding="cl100k")
+
+    class Unknown:
+        _native = "sideways"
+
+    with pytest.raises(ValueError, match="sideways"):
+        _native.chunk("one two three", Unknown(), encoding="cl100k")
+    with pytest.raises(AttributeError, match="_native"):
+        _native.chunk("one two three", ("windows", 4, 0), encoding="cl100k")
+
+    class Duck:
+        _native = "windows"
+        max_tokens = 2
+        overlap_tokens = 0
+
+    native = _native.chunk("one two three", Duck(), encoding="cl100k")
+    assert native[2] == ["one two", " three"]

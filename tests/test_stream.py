@@ -213,7 +213,7 @@ def test_chunk_many_on_threads_keeps_text_order():
 def test_a_dropped_chunk_many_iterator_stops_its_workers():
     from ferrochunk import _native
 
-    spec = fc.TokenWindows(8)._spec()
+    spec = fc.TokenWindows(8)
     texts = ["one two three four five six seven eight nine ten " * 200] * 40
     batches = _native.chunk_many_iter(texts, spec, "cl100k_base", 2)
     first = next(batches)

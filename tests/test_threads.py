@@ -50,7 +50,7 @@ def test_two_threads_share_one_chunk_many_iter():
 
     texts = [f"Document {i}. " + "Words and more words. " * 300 for i in range(64)]
     config = fc.Recursive(32)
-    batches = _native.chunk_many_iter(texts, config._spec(), "cl100k_base", 2)
+    batches = _native.chunk_many_iter(texts, config, "cl100k_base", 2)
     taken: list[object] = []
 
     def take() -> None:

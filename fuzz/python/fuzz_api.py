@@ -1,6 +1,6 @@
 """atheris on the Python API: random configs, texts and tokenizer callables.
 
-Run: ``.venv/bin/python fuzz/python/fuzz_api.py CORPUS_DIR fuzz/seeds/python_api -max_total_time=600``.
+Run: ``.venv/bin/python fuzz/python/fuzz_api.py CORPUS fuzz/seeds/python_api -max_total_time=600``
 A config the fuzzer makes may be rejected (a ``FerrochunkError``); anything else that
 escapes, an audit that is not clean, or native and reference disagreeing is a finding.
 """

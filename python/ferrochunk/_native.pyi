@@ -8,8 +8,14 @@ from typing import Any, final
 import numpy as np
 import numpy.typing as npt
 
-# A native config as ``config._spec()`` builds it (see ``rust/python/spec.rs``).
-_Spec = tuple[Any, ...]
+ROW_COLUMNS: tuple[str, ...]
+"""The columns of a batch's row table, in order (``rust/contracts/stream.rs``)."""
+SPAN_ROW_COLUMNS: tuple[str, ...]
+"""The columns of a batch's spans table, in order."""
+
+# A native config object (``ferrochunk.config``), read by attribute name (see
+# ``rust/python/spec.rs``).
+_Spec = Any
 # ``(table, spans, texts, meta)``: rows in the columns of ``rust/contracts/stream.rs``
 # (index, parent, token_start, token_end, byte_start, byte_end, char_start, char_end,
 # oversize, overlap_tokens, overlap_chars, overlap_spans, span_start, span_end), the
@@ -102,6 +108,8 @@ class Stream:
     def bytes_seen(self) -> int: ...
 
 __all__ = [
+    "ROW_COLUMNS",
+    "SPAN_ROW_COLUMNS",
     "ChunkManyIter",
     "HfTokenizer",
     "Stream",

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import _layout as L
 from . import _native
 from ._optional import require
 from ._validate import describe
@@ -45,8 +46,9 @@ CHUNK_COLUMNS = (
 """The columns every chunk table has, after the kept columns and before the metadata."""
 
 # Table columns of the native rows (see rust/contracts/stream.rs).
-_INDEX, _PARENT, _TS, _TE, _BS, _BE, _CS, _CE = range(8)
-_SCALAR_METADATA = {"oversize": 8, "overlap_tokens": 9, "overlap_chars": 10, "overlap_spans": 11}
+_SCALAR_METADATA = {
+    name: L.COL[name] for name in ("oversize", "overlap_tokens", "overlap_chars", "overlap_spans")
+}
 
 
 def _offset_fields(pa: Any) -> list[Any]:
@@ -112,15 +114,15 @@ def _strings(pa: Any, text: np.ndarray[Any, Any], offsets: np.ndarray[Any, Any])
 
 def _chunk_columns(pa: Any, rows: Any, text: Any, offsets: Any) -> dict[str, Any]:
     return {
-        "chunk_index": pa.array(_column(rows, _INDEX)),
+        "chunk_index": pa.array(_column(rows, L.INDEX)),
         "text": _strings(pa, text, offsets),
-        "char_start": pa.array(_column(rows, _CS)),
-        "char_end": pa.array(_column(rows, _CE)),
-        "byte_start": pa.array(_column(rows, _BS)),
-        "byte_end": pa.array(_column(rows, _BE)),
-        "token_start": pa.array(_column(rows, _TS)),
-        "token_end": pa.array(_column(rows, _TE)),
-        "token_count": pa.array(_column(rows, _TE) - _column(rows, _TS)),
+        "char_start": pa.array(_column(rows, L.CHAR_START)),
+        "char_end": pa.array(_column(rows, L.CHAR_END)),
+        "byte_start": pa.array(_column(rows, L.BYTE_START)),
+        "byte_end": pa.array(_column(rows, L.BYTE_END)),
+        "token_start": pa.array(_column(rows, L.TOKEN_START)),
+        "token_end": pa.array(_column(rows, L.TOKEN_END)),
+        "token_count": pa.array(_column(rows, L.TOKEN_END) - _column(rows, L.TOKEN_START)),
     }
 
 
@@ -159,10 +161,13 @@ def _part(
         extra["context"] = pa.array([m[2] for m in meta], type=pa.large_string())
     if "spans" in config._metadata:
         values = pa.StructArray.from_arrays(
-            [pa.array(_column(spans, 2)), pa.array(_column(spans, 3))],
+            [
+                pa.array(_column(spans, L.SPAN_CHAR_START)),
+                pa.array(_column(spans, L.SPAN_CHAR_END)),
+            ],
             names=["char_start", "char_end"],
         )
-        starts = _column(rows, 12)
+        starts = _column(rows, L.SPAN_START)
         extra["spans"] = pa.ListArray.from_arrays(_list_offsets(starts, len(spans)), values)
     if "children" in config._metadata:
         kids = _chunk_columns(pa, kid_rows, kid_text, kid_offsets)
@@ -170,8 +175,8 @@ def _part(
         kids.pop("parent", None)
         values = pa.StructArray.from_arrays(list(kids.values()), names=list(kids))
         # Children follow their parent: find each parent's first child by (document, index).
-        kid_keys = (kid_docs << 32) | _column(kid_rows, _PARENT)
-        keys = (docs << 32) | _column(rows, _INDEX)
+        kid_keys = (kid_docs << 32) | _column(kid_rows, L.PARENT)
+        keys = (docs << 32) | _column(rows, L.INDEX)
         at = np.searchsorted(kid_keys, keys)
         extra["children"] = pa.ListArray.from_arrays(_list_offsets(at, len(kid_rows)), values)
     columns.update(_metadata_columns(pa, config._metadata, rows, extra))
@@ -271,7 +276,7 @@ def chunk_table(
     for name in keep_columns:
         if name in reserved:
             raise ConfigError(f"keep_columns entry {name!r} would clash with a chunk column")
-    spec = config._spec()
+    spec = config
     parts = []
     row_base = 0
     for array in _text_arrays(pa, data, text_column):

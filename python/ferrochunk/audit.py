@@ -103,7 +103,7 @@ def _droppable(text: str, config: Config | None) -> np.ndarray[Any, Any] | None:
     char_of_byte = np.concatenate(([0], np.cumsum(starts)))
     keep = np.ones(len(text), dtype=bool)
     # U+FFFD stands in for a surrogate: both are one character and three bytes.
-    for a, b in _native.delimiter_pieces(offset_safe(text), config._spec()).tolist():
+    for a, b in _native.delimiter_pieces(offset_safe(text), config).tolist():
         keep[char_of_byte[a] : char_of_byte[b]] = False
     return keep
 

@@ -80,11 +80,10 @@ class TokenWindows:
 
     # The registry entries every config has (see ``pipeline.py``).
     _metadata: ClassVar[tuple[str, ...]] = ("oversize",)
+    # The kind `rust/python/spec.rs` reads this config as (by attribute name).
+    _native: ClassVar[str] = "windows"
     _child_metadata: ClassVar[tuple[str, ...]] = ()
     _tokenizes_pieces: ClassVar[bool] = False
-
-    def _spec(self) -> tuple[Any, ...]:
-        return ("windows", self.max_tokens, self.overlap_tokens)
 
 
 def _strategy(value: Any) -> MergeStrategy:
@@ -181,6 +180,8 @@ class DelimiterMerge:
             )
         require_text("DelimiterMerge.joiner", self.joiner)
 
+    # The kind `rust/python/spec.rs` reads this config as (by attribute name).
+    _native: ClassVar[str] = "delimiter"
     _child_metadata: ClassVar[tuple[str, ...]] = ("parent",)
     _tokenizes_pieces: ClassVar[bool] = True
 
@@ -188,18 +189,6 @@ class DelimiterMerge:
     def _metadata(self) -> tuple[str, ...]:
         keys = ("spans", "overlap_tokens", "overlap_spans", "oversize")
         return (*keys, "children") if self.child_delimiters else keys
-
-    def _spec(self) -> tuple[Any, ...]:
-        return (
-            "delimiter",
-            self.token_size,
-            self.strategy == MergeStrategy.UNDER_CAP,
-            self.overlap,
-            list(self.hard_delimiters),
-            list(self.delimiters),
-            list(self.child_delimiters),
-            self.joiner,
-        )
 
 
 _DIFY_SEPARATORS = ("\n\n", "\n", "。", ". ", " ", "")
@@ -270,18 +259,10 @@ class Recursive:
         object.__setattr__(self, "separators", tuple(self.separators))
 
     _metadata: ClassVar[tuple[str, ...]] = ("oversize",)
+    # The kind `rust/python/spec.rs` reads this config as (by attribute name).
+    _native: ClassVar[str] = "recursive"
     _child_metadata: ClassVar[tuple[str, ...]] = ()
     _tokenizes_pieces: ClassVar[bool] = False
-
-    def _spec(self) -> tuple[Any, ...]:
-        return (
-            "recursive",
-            self.max_tokens,
-            self.overlap_tokens,
-            self.fixed_separator,
-            list(self.separators),
-            self.keep_separator == "end",
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,12 +303,10 @@ class ParentChild:
             )
 
     _metadata: ClassVar[tuple[str, ...]] = ("oversize", "children")
+    # The kind `rust/python/spec.rs` reads this config as (by attribute name).
+    _native: ClassVar[str] = "parent_child"
     _child_metadata: ClassVar[tuple[str, ...]] = ("parent", "oversize")
     _tokenizes_pieces: ClassVar[bool] = False
-
-    def _spec(self) -> tuple[Any, ...]:
-        parent = self.parent._spec() if isinstance(self.parent, Recursive) else None
-        return ("parent_child", parent, self.child._spec())
 
 
 @dataclass(frozen=True, slots=True)
@@ -471,16 +450,10 @@ class SentenceWindows:
         object.__setattr__(self, "break_classes", _break_classes(self.break_classes))
 
     _metadata: ClassVar[tuple[str, ...]] = ("overlap_tokens", "overlap_chars", "oversize")
+    # The kind `rust/python/spec.rs` reads this config as (by attribute name).
+    _native: ClassVar[str] = "sentences"
     _child_metadata: ClassVar[tuple[str, ...]] = ()
     _tokenizes_pieces: ClassVar[bool] = False
-
-    def _spec(self) -> tuple[Any, ...]:
-        return (
-            "sentences",
-            self.safe_max,
-            self.overlap_tokens,
-            [list(c) for c in self.break_classes],
-        )
 
     @property
     def safe_max(self) -> int:
@@ -548,16 +521,15 @@ class Markdown:
         "context",
         "oversize",
     )
+    # The kind `rust/python/spec.rs` reads this config as (by attribute name).
+    _native: ClassVar[str] = "markdown"
     _child_metadata: ClassVar[tuple[str, ...]] = ()
     _tokenizes_pieces: ClassVar[bool] = False
-
-    def _spec(self) -> tuple[Any, ...]:
-        return ("markdown", self.max_tokens, self.overlap_tokens, self.context)
 
 
 Config = TokenWindows | DelimiterMerge | Recursive | ParentChild | SentenceWindows | Markdown
 """Any native config."""
 
 CONFIGS = (TokenWindows, DelimiterMerge, Recursive, ParentChild, SentenceWindows, Markdown)
-"""The native configs: each names its native spec (``_spec``) and its metadata keys. The
+"""The native configs: each names its native kind (``_native``) and its metadata keys. The
 reference's twin of each is chosen on the reference's side (``reference/_twins.py``)."""

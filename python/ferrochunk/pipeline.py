@@ -9,6 +9,7 @@ turns them into chunks for every config, native or reference.
 from __future__ import annotations
 
 import codecs
+import operator
 import os
 import re
 from bisect import bisect_left, bisect_right
@@ -19,6 +20,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from . import _layout as L
 from . import _native, _oracle
 from ._gc import gc_paused
 from ._rows import Batch
@@ -27,7 +29,7 @@ from .config import CONFIGS, CleanRules, Config, Markdown, ParentChild, Sentence
 from .errors import ConfigError, ConfigTypeError, InputDecodeError, InputTypeError
 from .reference import clean as reference_clean
 from .tokenizers import Tokenizer, offset_safe, resolve, utf8_call, utf8_safe
-from .types import Chunk, Metadata, SpanArray, Spans
+from .types import SPAN_COLUMNS, Chunk, Metadata, SpanArray, Spans
 
 __all__ = [
     "chunk",
@@ -115,12 +117,12 @@ def _reserved(config: C, tok: Tokenizer) -> C:
 # and the row's meta (a structure-aware config's ``(headings, truncated, context)``).
 Read = Callable[[Sequence[int], Any, tuple[Chunk, ...], Any], Any]
 _READ: dict[str, Read] = {
-    "oversize": lambda row, spans, kids, meta: bool(row[8]),
-    "overlap_tokens": lambda row, spans, kids, meta: row[9],
-    "overlap_chars": lambda row, spans, kids, meta: row[10],
-    "overlap_spans": lambda row, spans, kids, meta: row[11],
-    "spans": lambda row, spans, kids, meta: Spans._of(spans[row[12] : row[13]]),
-    "parent": lambda row, spans, kids, meta: row[1],
+    "oversize": lambda row, spans, kids, meta: bool(row[L.OVERSIZE]),
+    "overlap_tokens": lambda row, spans, kids, meta: row[L.OVERLAP_TOKENS],
+    "overlap_chars": lambda row, spans, kids, meta: row[L.OVERLAP_CHARS],
+    "overlap_spans": lambda row, spans, kids, meta: row[L.OVERLAP_SPANS],
+    "spans": lambda row, spans, kids, meta: Spans._of(spans[row[L.SPAN_START] : row[L.SPAN_END]]),
+    "parent": lambda row, spans, kids, meta: row[L.PARENT],
     "children": lambda row, spans, kids, meta: kids,
     "headings": lambda row, spans, kids, meta: meta[0],
     "headings_truncated": lambda row, spans, kids, meta: meta[1],
@@ -138,11 +140,18 @@ def _metadata(
 _OVERSIZE = {flag: Metadata({"oversize": flag}) for flag in (False, True)}
 
 
+_CHUNK_FIELDS = operator.itemgetter(
+    L.CHAR_START, L.CHAR_END, L.BYTE_START, L.BYTE_END, L.TOKEN_START, L.TOKEN_END, L.INDEX
+)
+
+# A top-level row after the last: it closes the last parent in `_build`.
+_END_ROW = [-1] * len(L.ROW_COLUMNS)
+
+
 def _chunk(row: Sequence[int], text: str, metadata: Metadata) -> Chunk:
-    # Positional: this runs once per chunk, and keywords cost more.
-    return Chunk(
-        text, row[6], row[7], row[4], row[5], row[2], row[3], row[3] - row[2], row[0], metadata
-    )
+    # Positional, and the row read with one C call: this runs once per chunk.
+    cs, ce, bs, be, ts, te, index = _CHUNK_FIELDS(row)
+    return Chunk(text, cs, ce, bs, be, ts, te, te - ts, index, metadata)
 
 
 def _build(config: Config, batch: Batch) -> list[Chunk]:
@@ -151,22 +160,24 @@ def _build(config: Config, batch: Batch) -> list[Chunk]:
     rows = table.tolist() if isinstance(table, np.ndarray) else table
     # Only each span's (char_start, char_end) is kept, as one array the chunks' Spans view.
     if isinstance(spans, np.ndarray):
-        spans = np.ascontiguousarray(spans[:, 2:4], dtype=np.int64)
+        spans = np.ascontiguousarray(spans[:, [L.SPAN_CHAR_START, L.SPAN_CHAR_END]], dtype=np.int64)
     else:
-        spans = np.array([(s[2], s[3]) for s in spans], dtype=np.int64).reshape(-1, 2)
+        pairs = [(s[L.SPAN_CHAR_START], s[L.SPAN_CHAR_END]) for s in spans]
+        spans = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     keys, child_keys = config._metadata, config._child_metadata
     with gc_paused():
         if keys == ("oversize",) and not child_keys:
+            oversize = L.OVERSIZE
             return [
-                _chunk(row, text, _OVERSIZE[bool(row[8])])
+                _chunk(row, text, _OVERSIZE[bool(row[oversize])])
                 for row, text in zip(rows, texts, strict=True)
             ]
         out: list[Chunk] = []
         parent: tuple[list[int], str, Any] | None = None
         kids: list[Chunk] = []
         meta_of = metas if metas is not None else [None] * len(rows)
-        for row, text, meta in [*zip(rows, texts, meta_of, strict=True), ([0, -1], "", None)]:
-            if row[1] >= 0:
+        for row, text, meta in [*zip(rows, texts, meta_of, strict=True), (_END_ROW, "", None)]:
+            if row[L.PARENT] >= 0:
                 kids.append(_chunk(row, text, _metadata(child_keys, row, spans, (), meta)))
                 continue
             if parent is not None:  # a new top-level row (or the end) closes the last one
@@ -215,7 +226,7 @@ def _given_tokens(text: str, config: Config, tok: Tokenizer) -> dict[str, Any]:
     data = text.encode("utf-8")
     lists = [
         tok.encode_with_offsets(data[a:b].decode("utf-8"))[1]
-        for a, b in _native.delimiter_pieces(text, config._spec()).tolist()
+        for a, b in _native.delimiter_pieces(text, config).tolist()
     ]
     counts = np.fromiter((len(s) for s in lists), dtype=np.uint32, count=len(lists))
     starts = np.concatenate(lists) if lists else np.zeros(0, dtype=np.uint32)
@@ -228,8 +239,8 @@ def _run(text: str, config: Config, tok: Tokenizer, backend: str) -> Batch:
         return _oracle.oracle().run(text, config, tok)
     source = tok._native_source
     if source is not None:
-        return _native.chunk(text, config._spec(), encoding=source)
-    return _native.chunk(text, config._spec(), **_given_tokens(text, config, tok))
+        return _native.chunk(text, config, encoding=source)
+    return _native.chunk(text, config, **_given_tokens(text, config, tok))
 
 
 def _chunks_of(text: str, config: Config, tok: Tokenizer, backend: str) -> list[Chunk]:
@@ -301,8 +312,9 @@ def chunk_spans(
     """
     text, config, tok, backend = _checked(text, config, tokenizer, backend)
     table = np.asarray(_run(utf8_safe(text), config, tok, backend)[0], dtype=np.int64)
-    table = table.reshape(-1, 14)
-    spans: SpanArray = np.ascontiguousarray(table[table[:, 1] < 0][:, 2:8])
+    table = table.reshape(-1, len(L.ROW_COLUMNS))
+    top = table[table[:, L.PARENT] < 0]
+    spans: SpanArray = np.ascontiguousarray(top[:, [L.COL[name] for name in SPAN_COLUMNS]])
     return spans
 
 
@@ -415,10 +427,10 @@ def chunk_many(
     many = _native.chunk_many if threads == 1 else _native.chunk_many_iter
     safe = list(texts)
     try:
-        batches: Iterable[Batch] = many(safe, config._spec(), encoding, threads)
+        batches: Iterable[Batch] = many(safe, config, encoding, threads)
     except UnicodeEncodeError:  # some text has no UTF-8 form: only then look for surrogates
         safe = [utf8_safe(t) for t in texts]
-        batches = many(safe, config._spec(), encoding, threads)
+        batches = many(safe, config, encoding, threads)
     out = []
     joiner = getattr(config, "joiner", "")
     for text, clean_text, batch in zip(texts, safe, batches, strict=True):
@@ -454,7 +466,7 @@ class _Restorer:
 
 
 def _native_stream(config: Config, encoding: str | _native.HfTokenizer) -> Any:
-    return _native.Stream(config._spec(), encoding)
+    return _native.Stream(config, encoding)
 
 
 def chunk_stream(

@@ -36,6 +36,9 @@ pub const COLUMNS: [&str; 14] = [
     "span_end",
 ];
 
+/// The columns of [`Batch::spans`], in order.
+pub const SPAN_COLUMNS: [&str; 4] = ["byte_start", "byte_end", "char_start", "char_end"];
+
 /// A whole text is cut in blocks of this many bytes, so its tokens never pile up.
 const BLOCK: usize = 1 << 20;
 

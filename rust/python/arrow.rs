@@ -128,12 +128,15 @@ pub fn py_chunk_arrow<'py>(
         let spec = spec::parse(spec)?;
         let enc = super::hf::source(encoding)?;
         // `ferrochunk.arrow` passes read-only views of pyarrow's immutable buffers, so
-        // nothing can write to them while Rust reads them detached; a view that is not
-        // contiguous is copied.
+        // nothing can write to them while Rust reads them detached. A writeable array (a
+        // caller of `_native` directly) could change under that read, and a view that is
+        // not contiguous cannot be read as a slice: both are copied first. The offsets and
+        // the validity bitmap are copied below in any case.
+        let writeable: bool = data.getattr("flags")?.getattr("writeable")?.extract()?;
         let data_copy;
         let data: &[u8] = match data.as_slice() {
-            Ok(s) => s,
-            Err(_) => {
+            Ok(s) if !writeable => s,
+            _ => {
                 data_copy = data.as_array().to_vec();
                 &data_copy
             }

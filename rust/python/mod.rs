@@ -20,6 +20,17 @@ mod voltagent;
 #[pymodule]
 #[pyo3(name = "_native")]
 fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The row layout, defined once (`rust/contracts/stream.rs`): Python reads columns by
+    // these names.
+    let py = m.py();
+    m.add(
+        "ROW_COLUMNS",
+        pyo3::types::PyTuple::new(py, crate::contracts::stream::COLUMNS)?,
+    )?;
+    m.add(
+        "SPAN_ROW_COLUMNS",
+        pyo3::types::PyTuple::new(py, crate::contracts::stream::SPAN_COLUMNS)?,
+    )?;
     m.add_function(wrap_pyfunction!(pipeline::py_chunk, m)?)?;
     m.add_function(wrap_pyfunction!(pipeline::py_chunk_many, m)?)?;
     m.add_function(wrap_pyfunction!(pipeline::py_chunk_many_iter, m)?)?;

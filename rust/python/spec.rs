@@ -1,16 +1,13 @@
-//! Native configs as the Python configs describe them: one tagged tuple each.
+//! Native configs read from the Python config objects by attribute name.
 //!
-//! `("windows", max_tokens, overlap_tokens)`,
-//! `("recursive", max_tokens, overlap_tokens, fixed_separator | None, separators, keep_end)`,
-//! `("sentences", safe_max, overlap_tokens, break_classes)`,
-//! `("delimiter", token_size, under_cap, overlap_percent, hard, soft, child, joiner)`,
-//! `("parent_child", recursive_tuple | None, recursive_tuple)`,
-//! `("markdown", max_tokens, overlap_tokens, context)`.
-//! This is the one registry on the Rust side; `config.py` builds the tuples.
+//! Each config class names its kind in a class attribute, `_native` (`"windows"`,
+//! `"recursive"`, `"sentences"`, `"delimiter"`, `"parent_child"`, `"markdown"`), and its
+//! fields are read by the names `config.py` gives them: a renamed field fails here with
+//! an `AttributeError` naming it, never as a value read from the wrong position. This is
+//! the one registry on the Rust side.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
 
 use super::errors::IntoPy;
 use crate::contracts::delimiter_merge::DelimiterConfig;
@@ -21,85 +18,161 @@ use crate::contracts::windows::WindowConfig;
 use crate::contracts::Spec;
 use crate::text::breaks::BreakClasses;
 
-fn recursive(t: &Bound<'_, PyTuple>) -> PyResult<RecursiveConfig> {
+#[derive(FromPyObject)]
+struct Windows {
+    #[pyo3(attribute)]
+    max_tokens: usize,
+    #[pyo3(attribute)]
+    overlap_tokens: usize,
+}
+
+#[derive(FromPyObject)]
+struct Recursive {
+    #[pyo3(attribute)]
+    max_tokens: usize,
+    #[pyo3(attribute)]
+    overlap_tokens: usize,
+    #[pyo3(attribute)]
+    fixed_separator: Option<String>,
+    #[pyo3(attribute)]
+    separators: Vec<String>,
+    #[pyo3(attribute)]
+    keep_separator: String,
+}
+
+#[derive(FromPyObject)]
+struct Sentences {
+    #[pyo3(attribute)]
+    safe_max: usize,
+    #[pyo3(attribute)]
+    overlap_tokens: usize,
+    #[pyo3(attribute)]
+    break_classes: Vec<Vec<String>>,
+}
+
+#[derive(FromPyObject)]
+struct Delimiter {
+    #[pyo3(attribute)]
+    token_size: u64,
+    #[pyo3(attribute, from_py_with = enum_value)]
+    strategy: String,
+    #[pyo3(attribute)]
+    overlap: u64,
+    #[pyo3(attribute)]
+    hard_delimiters: Vec<String>,
+    #[pyo3(attribute)]
+    delimiters: Vec<String>,
+    #[pyo3(attribute)]
+    child_delimiters: Vec<String>,
+    #[pyo3(attribute)]
+    joiner: String,
+}
+
+#[derive(FromPyObject)]
+struct Markdown {
+    #[pyo3(attribute)]
+    max_tokens: usize,
+    #[pyo3(attribute)]
+    overlap_tokens: usize,
+    #[pyo3(attribute)]
+    context: bool,
+}
+
+/// An `Enum` member's value.
+fn enum_value(member: &Bound<'_, PyAny>) -> PyResult<String> {
+    member.getattr("value")?.extract()
+}
+
+fn recursive(config: &Bound<'_, PyAny>) -> PyResult<RecursiveConfig> {
+    let r: Recursive = config.extract()?;
     let cfg = RecursiveConfig {
-        max_tokens: t.get_item(1)?.extract()?,
-        overlap_tokens: t.get_item(2)?.extract()?,
-        fixed_separator: t.get_item(3)?.extract()?,
-        separators: t.get_item(4)?.extract()?,
-        keep: if t.get_item(5)?.extract()? {
-            Keep::End
-        } else {
-            Keep::Start
+        max_tokens: r.max_tokens,
+        overlap_tokens: r.overlap_tokens,
+        fixed_separator: r.fixed_separator,
+        separators: r.separators,
+        keep: match r.keep_separator.as_str() {
+            "end" => Keep::End,
+            "start" => Keep::Start,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "Recursive.keep_separator must be 'end' or 'start', got {other:?}"
+                )))
+            }
         },
     };
-    cfg.validate().or_raise(t.py())?;
+    cfg.validate().or_raise(config.py())?;
     Ok(cfg)
 }
 
-/// Parses a spec tuple.
+/// Reads a native config (a `ferrochunk` config object).
 ///
 /// # Errors
-/// `ValueError` for an unknown tag or a malformed tuple; `ConfigError` for bad values.
-pub fn parse(spec: &Bound<'_, PyAny>) -> PyResult<Spec> {
-    let py = spec.py();
-    let t = spec.cast::<PyTuple>()?;
-    let tag: String = t.get_item(0)?.extract()?;
-    Ok(match tag.as_str() {
-        "windows" => Spec::Windows(
-            WindowConfig::new(t.get_item(1)?.extract()?, t.get_item(2)?.extract()?).or_raise(py)?,
-        ),
-        "recursive" => Spec::Recursive(recursive(t)?),
-        "sentences" => Spec::Sentences {
-            safe_max: t.get_item(1)?.extract()?,
-            overlap_tokens: t.get_item(2)?.extract()?,
-            classes: BreakClasses::parse(&t.get_item(3)?.extract::<Vec<Vec<String>>>()?)
-                .or_raise(py)?,
-        },
+/// `ValueError` for an object that names no known kind, `AttributeError` or `TypeError`
+/// for a missing or mistyped field, `ConfigError` for bad values.
+pub fn parse(config: &Bound<'_, PyAny>) -> PyResult<Spec> {
+    let py = config.py();
+    let kind: String = config.getattr("_native")?.extract()?;
+    Ok(match kind.as_str() {
+        "windows" => {
+            let w: Windows = config.extract()?;
+            Spec::Windows(WindowConfig::new(w.max_tokens, w.overlap_tokens).or_raise(py)?)
+        }
+        "recursive" => Spec::Recursive(recursive(config)?),
+        "sentences" => {
+            let s: Sentences = config.extract()?;
+            Spec::Sentences {
+                safe_max: s.safe_max,
+                overlap_tokens: s.overlap_tokens,
+                classes: BreakClasses::parse(&s.break_classes).or_raise(py)?,
+            }
+        }
         "delimiter" => {
-            let strategy = if t.get_item(2)?.extract()? {
-                MergeStrategy::UnderCap
-            } else {
-                MergeStrategy::OverCap
+            let d: Delimiter = config.extract()?;
+            let strategy = match d.strategy.as_str() {
+                "under_cap" => MergeStrategy::UnderCap,
+                "over_cap" => MergeStrategy::OverCap,
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "DelimiterMerge.strategy must be 'under_cap' or 'over_cap', got {other:?}"
+                    )))
+                }
             };
             Spec::Delimiter(
                 DelimiterConfig::new(
-                    t.get_item(1)?.extract()?,
+                    d.token_size,
                     strategy,
-                    t.get_item(3)?.extract()?,
-                    [
-                        t.get_item(4)?.extract()?,
-                        t.get_item(5)?.extract()?,
-                        t.get_item(6)?.extract()?,
-                    ],
-                    t.get_item(7)?.extract()?,
+                    d.overlap,
+                    [d.hard_delimiters, d.delimiters, d.child_delimiters],
+                    d.joiner,
                 )
                 .or_raise(py)?,
             )
         }
         "parent_child" => {
-            let parent = t.get_item(1)?;
+            let parent = config.getattr("parent")?;
             Spec::ParentChild {
-                parent: if parent.is_none() {
+                // A Recursive, or "full-doc" (the whole text is the one parent).
+                parent: if parent.is_instance_of::<pyo3::types::PyString>() {
                     None
                 } else {
-                    Some(recursive(parent.cast::<PyTuple>()?)?)
+                    Some(recursive(&parent)?)
                 },
-                child: recursive(t.get_item(2)?.cast::<PyTuple>()?)?,
+                child: recursive(&config.getattr("child")?)?,
             }
         }
         "markdown" => {
+            let m: Markdown = config.extract()?;
             let cfg = MarkdownConfig {
-                max_tokens: t.get_item(1)?.extract()?,
-                overlap_tokens: t.get_item(2)?.extract()?,
-                context: t.get_item(3)?.extract()?,
+                max_tokens: m.max_tokens,
+                overlap_tokens: m.overlap_tokens,
+                context: m.context,
             };
             cfg.validate().or_raise(py)?;
             Spec::Markdown(cfg)
         }
         other => {
             return Err(PyValueError::new_err(format!(
-                "unknown native config {other:?}"
+                "unknown native config kind {other:?}"
             )))
         }
     })

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .._rows import Batch, Encode
 
-__all__ = ["Batch", "Encode", "row"]
+__all__ = ["COLUMNS", "Batch", "Encode", "row"]
 
 
 def row(
@@ -40,3 +40,23 @@ def row(
         overlap_spans,
         *spans,
     ]
+
+
+COLUMNS = (
+    "index",
+    "parent",
+    "token_start",
+    "token_end",
+    "byte_start",
+    "byte_end",
+    "char_start",
+    "char_end",
+    "oversize",
+    "overlap_tokens",
+    "overlap_chars",
+    "overlap_spans",
+    "span_start",
+    "span_end",
+)
+"""The order of ``row``'s values: the reference's own statement of the layout, which a test
+holds equal to the core's (``_native.ROW_COLUMNS``)."""
