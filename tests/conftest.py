@@ -7,7 +7,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-# FERROCHUNK_MAX_EXAMPLES raises the budget for a long fuzz run (see README).
+# FERROCHUNK_MAX_EXAMPLES raises the budget for a long fuzz run (`make fuzz`, see README.md).
 settings.register_profile(
     "default",
     max_examples=int(os.environ.get("FERROCHUNK_MAX_EXAMPLES", "100")),

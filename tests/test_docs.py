@@ -43,7 +43,7 @@ MODULES = [
 def test_the_readme_python_blocks_run_in_order(tmp_path, monkeypatch):
     """Like a reader pasting each block into one session, in a fresh folder."""
     blocks = BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert len(blocks) >= 15
+    assert len(blocks) >= 8
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "__readme__"}
     for i, block in enumerate(blocks):
@@ -69,7 +69,10 @@ def test_the_docs_pages_python_blocks_run_in_order(page, tmp_path, monkeypatch, 
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "__docs__"}
     for i, (block, shown) in enumerate(blocks):
-        exec(compile(block, f"{page.name} python block {i + 1}", "exec"), namespace)
+        with warnings.catch_warnings():
+            # As in the README: Ray and LlamaIndex warn about their own dependencies.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            exec(compile(block, f"{page.name} python block {i + 1}", "exec"), namespace)
         printed = capsys.readouterr().out
         if shown:
             assert printed == shown, f"{page.name} block {i + 1} prints something else"

@@ -52,6 +52,6 @@ def test_vector_file(name, backend):
 
 
 def test_replay_reports_a_missing_family():
-    # VoltAgent's MarkdownChunker is outside the ported surface (see the README, "VoltAgent").
+    # VoltAgent's MarkdownChunker is outside the ported surface (see docs/voltagent.md).
     with pytest.raises(LookupError, match="not built yet"):
         replay({"fn": "MarkdownChunker.chunk", "args": {}, "expected": None})

@@ -107,6 +107,12 @@ class Stream:
     @property
     def bytes_seen(self) -> int: ...
 
+def clean_rules(
+    text: str, remove_extra_spaces: bool, remove_urls_emails: bool
+) -> tuple[str, npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+    """``CleanRules`` on ``text``: the cleaned text and, for each of its characters, the
+    original ``[start, end)`` in characters (``rust/text/clean.rs``)."""
+
 __all__ = [
     "ROW_COLUMNS",
     "SPAN_ROW_COLUMNS",
@@ -119,6 +125,7 @@ __all__ = [
     "chunk_arrow",
     "chunk_many",
     "chunk_many_iter",
+    "clean_rules",
     "count",
     "count_batch",
     "delimiter_pieces",

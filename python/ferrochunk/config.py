@@ -54,7 +54,7 @@ class TokenWindows:
             (keyword-only; default 0; below ``max_tokens``).
 
     A window is cut only where a token boundary is also a character boundary; see the
-    README's design notes for the one case where a window exceeds ``max_tokens``
+    design notes (``docs/design.md``) for the one case where a window exceeds ``max_tokens``
     (``metadata["oversize"]`` says so).
 
     >>> import ferrochunk as fc

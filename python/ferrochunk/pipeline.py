@@ -27,7 +27,6 @@ from ._rows import Batch
 from ._validate import describe, require_choice, require_int, require_str
 from .config import CONFIGS, CleanRules, Config, Markdown, ParentChild, SentenceWindows
 from .errors import ConfigError, ConfigTypeError, InputDecodeError, InputTypeError
-from .reference import clean as reference_clean
 from .tokenizers import Tokenizer, offset_safe, resolve, utf8_call, utf8_safe
 from .types import SPAN_COLUMNS, Chunk, Metadata, SpanArray, Spans
 
@@ -318,11 +317,31 @@ def chunk_spans(
     return spans
 
 
-def _native_finder(name: str, text: str) -> list[tuple[int, int]]:
-    """The cleaning patterns in Rust (linear time); surrogates never match, so U+FFFD in
-    their place finds the same spans."""
-    rows = _native.pattern_spans(name, utf8_safe(text))
-    return [(a, b) for a, b in rows.tolist()]
+def _native_clean(text: str, rules: CleanRules) -> tuple[str, tuple[Any, Any]]:
+    """``rules`` in Rust (``rust/text/clean.rs``): the cleaned text and each character's
+    original span. A lone surrogate is read as U+FFFD (one character for one) and put back
+    where it was kept."""
+    safe = utf8_safe(text)
+    cleaned, starts, ends = _native.clean_rules(
+        safe, rules.remove_extra_spaces, rules.remove_urls_emails
+    )
+    if safe is not text:
+        chars = list(cleaned)
+        for pos, surrogate in _surrogates(text).items():
+            k = int(np.searchsorted(starts, pos))
+            if k < len(chars) and starts[k] == pos and ends[k] == pos + 1:
+                chars[k] = surrogate
+        cleaned = "".join(chars)
+    return cleaned, (starts, ends)
+
+
+def _to_original(where: tuple[Any, Any], length: int, start: int, end: int) -> tuple[int, int]:
+    """A cleaned ``[start, end)`` as original character offsets (an empty range at the
+    cleaned text's end maps to the original's end)."""
+    if start >= len(where[0]):
+        return length, length
+    first = int(where[0][start])
+    return first, (int(where[1][end - 1]) if end > start else first)
 
 
 def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -> list[Chunk]:
@@ -340,7 +359,7 @@ def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -
     if backend == "reference":
         cleaned, where = _oracle.oracle().clean(text, clean)
     else:
-        cleaned, where = reference_clean.clean(text, clean, _native_finder)
+        cleaned, where = _native_clean(text, clean)
     chunks = chunk(cleaned, config, tokenizer=tokenizer, backend=backend)
     spans: dict[tuple[int, int], tuple[int, int]] = {}
 
@@ -354,7 +373,7 @@ def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -
     for c in chunks:
         collect(c)
     for key in spans:
-        spans[key] = reference_clean.to_original(where, len(text), *key)
+        spans[key] = _to_original(where, len(text), *key)
     chars = sorted({x for pair in spans.values() for x in pair})
     if backend == "reference":
         as_bytes = _oracle.oracle().char_bytes(text, chars)
@@ -479,7 +498,7 @@ def chunk_stream(
 
     The chunks equal ``chunk("".join(pieces), config)``, offsets counted over the whole
     stream; a piece may end anywhere, even inside a word or a CRLF. Only a bounded carry
-    is held (see the README). A Python tokenizer sees whole documents, so with one the
+    is held (``docs/streaming.md``). A Python tokenizer sees whole documents, so with one the
     pieces are joined first.
 
     >>> import ferrochunk as fc

@@ -85,8 +85,8 @@ def chunk_dataset(
     ``batch_size`` documents go to one ``chunk_table`` call; ``concurrency`` is the actor
     count, or a ``(min, max)`` range to autoscale (default: the cluster's CPUs minus one, at
     least one), each actor asking for ``num_cpus`` and chunking with
-    ``max(1, int(num_cpus))`` threads. Needs the ``[ray]`` extra. The README's "Scale
-    out with Ray Data" shows a whole job; this example starts a local Ray, so it is not
+    ``max(1, int(num_cpus))`` threads. Needs the ``[ray]`` extra. ``docs/scale-out.md``
+    shows a whole job; this example starts a local Ray, so it is not
     run as a doctest (``tests/test_ray.py`` runs the same on a real Ray):
 
     >>> import ray, ferrochunk as fc  # doctest: +SKIP

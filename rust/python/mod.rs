@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 
 mod arrays;
 mod arrow;
+mod clean;
 mod dify;
 mod errors;
 mod hf;
@@ -45,6 +46,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tokenize::py_count, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_count_batch, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_char_to_byte_offsets, m)?)?;
+    m.add_function(wrap_pyfunction!(clean::py_clean_rules, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_merge_splits, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_dify_clean, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_pattern_spans, m)?)?;

@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod breaks;
+pub mod clean;
 pub mod offsets;
 pub mod patterns;
 pub mod scan;

@@ -80,12 +80,12 @@ pub static LINK_OR_IMAGE: Pattern = Pattern::new("markdown link pattern", || {
 });
 
 /// Characters Dify's cleaning deletes: C0 controls but tab, LF and CR, DEL, U+FFFE.
-fn is_deleted_control(c: char) -> bool {
+pub(crate) fn is_deleted_control(c: char) -> bool {
     matches!(c, '\x00'..='\x08' | '\x0b' | '\x0c' | '\x0e'..='\x1f' | '\x7f' | '\u{fffe}')
 }
 
 /// Dify's horizontal white space (`remove_extra_spaces` collapses runs of 2+ to one space).
-fn is_dify_space(c: char) -> bool {
+pub(crate) fn is_dify_space(c: char) -> bool {
     matches!(
         c,
         '\t' | '\x0c' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{180e}' | '\u{2000}'

@@ -2,7 +2,7 @@ r"""Drop-in for Dify's segmentation (``langgenius/dify`` @ e738086).
 
 Change ``from core.rag.splitter.fixed_text_splitter import FixedRecursiveCharacterTextSplitter``
 to ``from ferrochunk.compat.dify import FixedRecursiveCharacterTextSplitter``: same classes,
-signatures, defaults and outputs, quirks included (README table).
+signatures, defaults and outputs, quirks included (``docs/dify.md``).
 
 With character lengths (upstream's only real mode) the splitting, the regex-equivalent
 separator scanning and the merging run in Rust. A token length function is accepted too

@@ -1,7 +1,7 @@
 r"""Drop-in for RAGFlow's chunking helpers (``infiniflow/ragflow`` @ b1b8cd6).
 
 Change ``from rag.nlp import naive_merge`` to ``from ferrochunk.compat.ragflow import
-naive_merge``: same names, signatures, defaults and outputs, quirks included (README table).
+naive_merge``: same names, signatures, defaults and outputs, quirks included (``docs/ragflow.md``).
 
 The hot paths run in Rust: token counting (batched, GIL released), delimiter scanning,
 merging, overlap and tag handling for ``naive_merge``, ``naive_merge_with_images``,

@@ -1,4 +1,4 @@
-"""The token-aware chunker of the ingestion plan (the README's "Token-aware chunking"; no upstream).
+"""The token-aware chunker of the ingestion plan (``docs/token-aware.md``; no upstream).
 
 ``TokenAwareChunker`` keeps the plan's surface (``safe_max``, ``overlap_tokens``,
 ``count_tokens``, ``find_best_breakpoint``, ``chunk_with_overlap``, ``chunk_document``) and

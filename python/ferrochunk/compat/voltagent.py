@@ -2,7 +2,7 @@
 
 ``TokenChunker``, ``SentenceChunker`` and ``RecursiveChunker`` with snake_case options,
 upstream's chunk dicts (``id, content, start, end, metadata, tokens, label``) and UTF-16
-offsets, quirks included (README table). ``RecursiveChunker(overlap_unit="tokens")``, the
+offsets, quirks included (``docs/voltagent.md``). ``RecursiveChunker(overlap_unit="tokens")``, the
 default, takes its overlap in whole tokens; ``"chars"`` reproduces upstream's character
 slice.
 

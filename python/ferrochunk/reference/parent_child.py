@@ -1,4 +1,4 @@
-"""``ParentChild`` in plain Python, written from its contract (README, "ParentChild").
+"""``ParentChild`` in plain Python, written from its contract (``ferrochunk.ParentChild``).
 
 Parents are ``Recursive`` chunks of the text (``"full-doc"``: the text itself, one parent);
 the children of a parent are ``Recursive`` chunks of the parent's own span, cut over the

@@ -1,4 +1,4 @@
-"""``Recursive`` in plain Python, written from its contract (README, "Recursive").
+"""``Recursive`` in plain Python, written from its contract (``ferrochunk.Recursive``'s docstring).
 
 Dify's recursive splitter measured in real tokens, with every decision local:
 
