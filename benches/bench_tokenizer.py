@@ -48,8 +48,13 @@ MB = 1_000_000
 
 
 def _text(lang: str, limit: int) -> str:
+    return read_files(SLICES[lang], limit)
+
+
+def read_files(names: list[str], limit: int) -> str:
+    """The named corpus files joined, cut to ``limit`` bytes (at a character)."""
     parts = []
-    for name in SLICES[lang]:
+    for name in names:
         shared, bundled = SHARED / name, BUNDLED / (name.replace("/", "__") + ".gz")
         if shared.exists():
             parts.append(shared.read_text(encoding="utf-8", errors="replace"))
