@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -204,3 +206,54 @@ def test_rust_cleaning_equals_the_reference(text, spaces, urls):
     assert ours == theirs
     assert np.array_equal(starts, ref_starts)
     assert np.array_equal(ends, ref_ends)
+
+
+STREAM_TEXT = st.lists(
+    st.one_of(CLEAN_PIECES, st.sampled_from(["word ", "x\n", "a b ", "[a b](https://c.d/e f) "])),
+    max_size=60,
+).map("".join)
+STREAM_CONFIGS = st.sampled_from(
+    [
+        fc.TokenWindows(5, overlap_tokens=1),
+        fc.Recursive(6),
+        fc.DelimiterMerge(6, delimiters=("\n", " ")),
+        fc.ParentChild(fc.Recursive(12), child=fc.Recursive(4)),
+        fc.Markdown(16),
+    ]
+)
+
+
+@given(
+    STREAM_TEXT,
+    st.lists(st.integers(min_value=0, max_value=400), max_size=8),
+    st.booleans(),
+    st.booleans(),
+    STREAM_CONFIGS,
+)
+def test_a_cleaned_stream_equals_the_cleaned_text(text, cuts, spaces, urls, config):
+    """`chunk_stream(..., clean=)` cleans as the pieces arrive, cut anywhere (inside words,
+    links and URLs too), and gives `chunk(..., clean=)`'s chunks, offsets in the original."""
+    if isinstance(config, fc.Markdown):
+        spaces = False  # refused for Markdown (it would flatten code)
+    rules = fc.CleanRules(remove_extra_spaces=spaces, remove_urls_emails=urls)
+    bounds = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
+    pieces = [text[a:b] for a, b in itertools.pairwise(bounds)]
+    whole = fc.chunk(text, config, clean=rules)
+    assert list(fc.chunk_stream(pieces, config, clean=rules)) == whole
+
+
+def test_chunk_file_cleans_as_it_reads(tmp_path):
+    text = ("see https://x.io/a and [t](https://l.io/p)   \n\n\n\nnext\x01 line " * 400) + "end"
+    path = tmp_path / "doc.txt"
+    path.write_text(text, encoding="utf-8")
+    rules = fc.CleanRules(remove_extra_spaces=True, remove_urls_emails=True)
+    config = fc.Recursive(32, overlap_tokens=4)
+    streamed = list(fc.chunk_file(path, config, clean=rules, buffer_bytes=97))
+    assert streamed == fc.chunk(text, config, clean=rules)
+    data = path.read_bytes()
+    for c in streamed[:50]:
+        assert data[c.byte_start : c.byte_end].decode() == text[c.char_start : c.char_end]
+    with pytest.raises(ConfigTypeError, match="clean must be a CleanRules"):
+        list(fc.chunk_file(path, config, clean="yes"))  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="remove_extra_spaces"):
+        list(fc.chunk_stream(["x"], fc.Markdown(64), clean=rules))

@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from . import _clean_stream, _native, _oracle
 from . import _layout as L
-from . import _native, _oracle
 from ._gc import gc_paused
 from ._rows import Batch
 from ._validate import describe, require_choice, require_int, require_str
@@ -344,9 +344,7 @@ def _to_original(where: tuple[Any, Any], length: int, start: int, end: int) -> t
     return first, (int(where[1][end - 1]) if end > start else first)
 
 
-def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -> list[Chunk]:
-    """Chunks of the cleaned text with character and byte offsets in the original."""
-    require_str("text", text)
+def _check_clean(clean: Any, config: Config) -> CleanRules:
     if not isinstance(clean, CleanRules):
         raise ConfigTypeError(f"clean must be a CleanRules or None, got {describe(clean)}")
     if isinstance(config, Markdown) and clean.remove_extra_spaces:
@@ -355,6 +353,13 @@ def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -
             "clean.remove_extra_spaces cannot be used with Markdown (it would flatten "
             "indented code and lists), got CleanRules(remove_extra_spaces=True)"
         )
+    return clean
+
+
+def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -> list[Chunk]:
+    """Chunks of the cleaned text with character and byte offsets in the original."""
+    require_str("text", text)
+    clean = _check_clean(clean, _require_config(config))
     require_choice("backend", backend, _BACKENDS)
     if backend == "reference":
         cleaned, where = _oracle.oracle().clean(text, clean)
@@ -383,23 +388,11 @@ def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -
         ).tolist()
     byte_of = dict(zip(chars, as_bytes, strict=True))
 
-    def remap(c: Chunk) -> Chunk:
-        cs, ce = spans[(c.char_start, c.char_end)]
-        metadata = dict(c.metadata)
-        if "spans" in metadata:
-            metadata["spans"] = Spans([spans[s] for s in metadata["spans"]])
-        if "children" in metadata:
-            metadata["children"] = tuple(remap(k) for k in metadata["children"])
-        return replace(
-            c,
-            char_start=cs,
-            char_end=ce,
-            byte_start=byte_of[cs],
-            byte_end=byte_of[ce],
-            metadata=Metadata(metadata),
-        )
+    def original(start: int, end: int) -> tuple[int, int, int, int]:
+        cs, ce = spans[(start, end)]
+        return cs, ce, byte_of[cs], byte_of[ce]
 
-    return [remap(c) for c in chunks]
+    return [_clean_stream.remap(c, original) for c in chunks]
 
 
 # -- many texts -----------------------------------------------------------------------
@@ -493,13 +486,16 @@ def chunk_stream(
     config: Config,
     *,
     tokenizer: Tokenizer | str | None = None,
+    clean: CleanRules | None = None,
 ) -> Iterator[Chunk]:
     """Chunks text that arrives in pieces, as soon as each chunk can no longer change.
 
     The chunks equal ``chunk("".join(pieces), config)``, offsets counted over the whole
     stream; a piece may end anywhere, even inside a word or a CRLF. Only a bounded carry
     is held (``docs/streaming.md``). A Python tokenizer sees whole documents, so with one the
-    pieces are joined first.
+    pieces are joined first. With ``clean``, the chunks equal ``chunk(..., clean=clean)``:
+    the text is cleaned as it arrives (held back only to the last space or newline that
+    no cleaning step can match across) and offsets index the original.
 
     >>> import ferrochunk as fc
     >>> [c.text for c in fc.chunk_stream(["one tw", "o three"], fc.TokenWindows(2))]
@@ -510,7 +506,17 @@ def chunk_stream(
     config = _reserved(config, tok)
     if isinstance(pieces, str) or not isinstance(pieces, Iterable):
         raise InputTypeError(f"pieces must be an iterable of str, got {describe(pieces)}")
+    if clean is not None:
+        return _cleaned_stream(_checked_pieces(pieces), config, tok, _check_clean(clean, config))
     return _stream(pieces, config, tok)
+
+
+def _cleaned_stream(
+    pieces: Iterable[str], config: Config, tok: Tokenizer, clean: CleanRules
+) -> Iterator[Chunk]:
+    return _clean_stream.stream(
+        pieces, clean, _native_clean, lambda cleaned: _stream(cleaned, config, tok)
+    )
 
 
 def _stream(pieces: Iterable[str], config: Config, tok: Tokenizer) -> Iterator[Chunk]:
@@ -548,8 +554,12 @@ def chunk_file(
     tokenizer: Tokenizer | str | None = None,
     buffer_bytes: int = DEFAULT_BUFFER,
     progress: Callable[[int], None] | None = None,
+    clean: CleanRules | None = None,
 ) -> Iterator[Chunk]:
     r"""Chunks a file read in buffers of ``buffer_bytes``, in bounded memory.
+
+    With ``clean``, the text is cleaned as it is read (see :func:`chunk_stream`); offsets
+    index the file as without it.
 
     Bytes are read as stored (no newline translation), so offsets index the file: for a
     UTF-8 file, ``byte_start``/``byte_end`` are file offsets. A buffer may end inside a
@@ -579,6 +589,10 @@ def chunk_file(
         raise ConfigError(f"encoding must be a known codec, got {describe(encoding)}") from exc
     if not isinstance(path, str | os.PathLike):
         raise InputTypeError(f"path must be a str or os.PathLike, got {describe(path)}")
+    if clean is not None:
+        rules = _check_clean(clean, config)
+        decoded = _decoded(_blocks(os.fspath(path), size, progress), codec, errors)
+        return _cleaned_stream(decoded, config, tok, rules)
     return _file(os.fspath(path), config, tok, codec, errors, size, progress)
 
 
