@@ -137,7 +137,6 @@ __all__ = [
     "encode",
     "encode_with_offsets",
     "num_tokens_from_string",
-    "pattern_spans",
     "ragflow_compute_overlap_prefix",
     "ragflow_has_wrapped_delimiter",
     "ragflow_merge_groups",
@@ -185,10 +184,6 @@ def dify_merge_splits(
 def dify_clean(text: str, steps: list[str]) -> str:
     """[7] ``CleanProcessor.clean``: the always-on part, then each step
     (``"remove_extra_spaces"``, ``"remove_urls_emails"``) in order, in linear time."""
-
-def pattern_spans(pattern: str, text: str) -> npt.NDArray[np.int64]:
-    """``(char_start, char_end)`` of each match of a cleaning pattern: ``"email"``,
-    ``"link_or_image"`` or ``"url"``, found in linear time."""
 
 def dify_split_text_with_regex(text: str, separator: str, keep_separator: bool) -> list[str]:
     """[4.4] for simple separators (literals and ``.``)."""

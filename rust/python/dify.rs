@@ -1,16 +1,13 @@
 //! Bindings for the Dify family's native compat path.
 
-use numpy::PyArray2;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use super::arrays::rows_array;
 use super::errors::{guard, IntoPy};
 use crate::compat::dify::{
     fixed_recursive_split, merge_splits, recursive_split, split_text_with_regex, Length, Sizes,
 };
 use crate::error::{Error, Result};
-use crate::text::offsets::{convert_sorted, Unit};
 use crate::text::patterns;
 use crate::tokenizer::Encoding;
 
@@ -138,46 +135,5 @@ pub fn py_dify_clean(py: Python<'_>, text: PyBackedStr, steps: Vec<String>) -> P
             Ok(out)
         })
         .or_raise(py)
-    })
-}
-
-/// The `(char_start, char_end)` of every match of a cleaning pattern: `"email"`,
-/// `"link_or_image"` or `"url"`.
-#[pyfunction]
-#[pyo3(name = "pattern_spans")]
-pub fn py_pattern_spans<'py>(
-    py: Python<'py>,
-    pattern: &str,
-    text: PyBackedStr,
-) -> PyResult<Bound<'py, PyArray2<i64>>> {
-    guard(py, "pattern_spans", || {
-        let found = match pattern {
-            "email" => &patterns::EMAIL,
-            "link_or_image" => &patterns::LINK_OR_IMAGE,
-            "url" => &patterns::URL,
-            other => {
-                return Err(Error::InvalidConfig {
-                    field: "pattern",
-                    value: other.to_owned(),
-                    expected: "'email', 'link_or_image' or 'url'",
-                })
-                .or_raise(py)
-            }
-        };
-        let rows = py
-            .detach(|| {
-                let spans = found.find_all(&text)?;
-                let flat: Vec<u64> = spans
-                    .iter()
-                    .flat_map(|&(a, b)| [a as u64, b as u64])
-                    .collect();
-                let chars = convert_sorted(&text, &flat, Unit::Byte, Unit::Char)?;
-                Ok(chars
-                    .chunks(2)
-                    .map(|c| [c[0] as i64, c[1] as i64])
-                    .collect::<Vec<_>>())
-            })
-            .or_raise(py)?;
-        rows_array(py, rows).or_raise(py)
     })
 }

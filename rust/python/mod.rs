@@ -49,7 +49,6 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clean::py_clean_rules, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_merge_splits, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_dify_clean, m)?)?;
-    m.add_function(wrap_pyfunction!(dify::py_pattern_spans, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_split_text_with_regex, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_recursive_split, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_fixed_recursive_split, m)?)?;

@@ -105,7 +105,7 @@ def run(text: str, config: Config, tok: Tokenizer) -> Batch:
 
 
 def clean_text(text: str, rules: CleanRules) -> tuple[str, clean.Spans]:
-    return clean.clean(text, rules, clean.python_finder)
+    return clean.clean(text, rules)
 
 
 def char_bytes(text: str, chars: list[int]) -> list[int]:

@@ -5,15 +5,14 @@ character; for a replacement, one original character each, the last one reaching
 of what was replaced; deleted characters map nowhere. Chunks are cut on the cleaned text
 (what gets embedded) and their offsets are mapped back, so they index the original text.
 
-The emails, Markdown links and URLs are found by a ``Finder``: Python's ``re`` here (the
-reference), the linear-time Rust patterns natively (``ferrochunk.pipeline``).
+Everything is found with Python's ``re`` (the three patterns that can backtrack are
+quadratic on some hostile text); the native pipeline runs ``rust/text/clean.rs``.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,9 +20,6 @@ import numpy as np
 if TYPE_CHECKING:
     from ..config import CleanRules
 
-Finder = Callable[[str, str], list[tuple[int, int]]]
-"""``(pattern name, text) -> (start, end)`` of each match: ``email``, ``link_or_image``,
-``url``."""
 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe]")
 _SPECIAL_OPEN = re.compile(r"<\|")
@@ -35,11 +31,6 @@ _PATTERNS = {
     "link_or_image": re.compile(r"!?\[([^\]]*)\]\((https?://[^)]+)\)"),
     "url": re.compile(r"https?://\S+"),
 }
-
-
-def python_finder(name: str, text: str) -> list[tuple[int, int]]:
-    """The reference's finder: Python's ``re`` (quadratic on some hostile text)."""
-    return [m.span() for m in _PATTERNS[name].finditer(text)]
 
 
 Index = np.ndarray[Any, np.dtype[np.int64]]
@@ -77,12 +68,12 @@ def _sub(text: str, where: Spans, matches: list[tuple[int, int]], repl: str) -> 
     return "".join(parts), (np.concatenate(starts), np.concatenate(ends))
 
 
-def _remove_urls(text: str, where: Spans, find: Finder) -> tuple[str, Spans]:
+def _remove_urls(text: str, where: Spans) -> tuple[str, Spans]:
     """Deletes bare URLs, leaving Markdown links and images (text and URL) whole."""
-    protected = find("link_or_image", text)  # sorted, not overlapping
+    protected = _spans(_PATTERNS["link_or_image"], text)  # sorted, not overlapping
     link_starts = [a for a, _ in protected]
     cuts = []
-    for start, end in find("url", text):
+    for start, end in _spans(_PATTERNS["url"], text):
         k = bisect_right(link_starts, start) - 1
         if k >= 0 and start < protected[k][1]:
             continue  # inside a link
@@ -110,12 +101,8 @@ def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
     return [m.span() for m in pattern.finditer(text)]
 
 
-def clean(text: str, rules: CleanRules, find: Finder = python_finder) -> tuple[str, Spans]:
-    """The cleaned text and, for each of its characters, its original span in ``text``.
-
-    The fixed patterns here (literals, character classes) match in linear time with
-    Python's ``re``; the three that can backtrack go through ``find``.
-    """
+def clean(text: str, rules: CleanRules) -> tuple[str, Spans]:
+    """The cleaned text and, for each of its characters, its original span in ``text``."""
     index = np.arange(len(text), dtype=np.int64)
     where: Spans = (index, index + 1)
     text, where = _sub(text, where, _spans(_SPECIAL_OPEN, text), "<")
@@ -125,8 +112,8 @@ def clean(text: str, rules: CleanRules, find: Finder = python_finder) -> tuple[s
         text, where = _sub(text, where, _spans(_NEWLINES, text), "\n\n")
         text, where = _sub(text, where, _spans(_SPACES, text), " ")
     if rules.remove_urls_emails:
-        text, where = _sub(text, where, find("email", text), "")
-        text, where = _remove_urls(text, where, find)
+        text, where = _sub(text, where, _spans(_PATTERNS["email"], text), "")
+        text, where = _remove_urls(text, where)
     return text, where
 
 
