@@ -111,6 +111,18 @@ def test_ids_and_offsets_equal_tokenizers_on_any_text(model, text: str) -> None:
     assert (ids.tolist(), starts.tolist()) == expected(ref, text), name
 
 
+# Spacing (Mc) and enclosing (Me) marks, alone and after letters: the StripAccents
+# normalizer drops every combining mark, BERT's normalizer only nonspacing ones (Mn).
+COMBINING_MARKS = ["\u1930", "a\u0903b", "\u0bbe", "x\u20dd", "\u0301", "é\u1930 ok"]
+
+
+@pytest.mark.parametrize("text", COMBINING_MARKS)
+def test_combining_marks_as_tokenizers_strips_them(model, text: str) -> None:  # type: ignore[no-untyped-def]
+    name, ref, tok = model
+    ids, starts = tok.encode_with_offsets(text)
+    assert (ids.tolist(), starts.tolist()) == expected(ref, text), (name, text)
+
+
 def test_count_batch_equals_counts(model) -> None:  # type: ignore[no-untyped-def]
     _, ref, tok = model
     texts = slices(3, 300, seed=1)

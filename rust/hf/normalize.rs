@@ -7,6 +7,7 @@
 
 use spm_precompiled::Precompiled;
 use unicode_categories::UnicodeCategories;
+use unicode_normalization_alignments::char::is_combining_mark;
 use unicode_normalization_alignments::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -184,10 +185,13 @@ impl Normalized {
         }
     }
 
-    fn strip_accents(&mut self) {
+    /// Removes the characters `is_accent` picks: BERT's normalizer takes nonspacing marks
+    /// (Mn) only, the `StripAccents` normalizer every combining mark (Mn, Mc, Me), as
+    /// `tokenizers` does.
+    fn strip_accents(&mut self, is_accent: fn(char) -> bool) {
         if !self.text.is_ascii() {
             self.map_ascii(Some, |c, out| {
-                if !c.is_mark_nonspacing() {
+                if !is_accent(c) {
                     out.push(c);
                 }
             });
@@ -341,13 +345,13 @@ impl Normalizer {
                             }
                         },
                     ),
-                    (true, false) => n.strip_accents(),
+                    (true, false) => n.strip_accents(|c| c.is_mark_nonspacing()),
                     (_, true) => n.lowercase(),
                     (false, false) => {}
                 }
             }
             Normalizer::Lowercase => n.lowercase(),
-            Normalizer::StripAccents => n.strip_accents(),
+            Normalizer::StripAccents => n.strip_accents(is_combining_mark),
             Normalizer::Unicode(form) => n.unicode(*form),
             Normalizer::Strip { left, right } => n.strip(*left, *right),
             Normalizer::Replace { pattern, content } => n.replace(pattern, content),
