@@ -27,10 +27,12 @@ demo: install
 test-rust:
 	cargo test --release --quiet
 
-test-python:
-	$(BIN)/pytest -q
-
+# Spark's tests need Java 17 (installed with apt when it is missing).
 test: install-dev test-rust test-python
+
+test-python: install-dev
+	bash scripts/ensure_java.sh
+	$(BIN)/pytest -q
 
 lint: install-dev
 	cargo fmt --all -- --check

@@ -462,6 +462,16 @@ def test_an_error_reading_the_config_does_not_say_write(doc, capsys):
             ["--ray", "-o", "{tmp}/x.out"],
             "ferrochunk: --ray needs ray: pip install 'ferrochunk[ray]'",
         ),
+        (
+            ("pyspark", "pyspark.sql"),
+            ["--spark", "-o", "{tmp}/x.out"],
+            "ferrochunk: --spark needs pyspark: pip install 'ferrochunk[spark]'",
+        ),
+        (
+            ("dask", "dask.dataframe", "distributed"),
+            ["--dask", "-o", "{tmp}/x.out"],
+            "ferrochunk: --dask needs dask: pip install 'ferrochunk[dask]'",
+        ),
     ],
 )
 def test_a_missing_extra_is_one_line(doc, tmp_path, capsys, monkeypatch, modules, args, message):

@@ -12,6 +12,11 @@ CASES = [
      "chunk_table(None, fc.Recursive(8))", "ferrochunk[arrow]"),
     ("ray", "import ferrochunk as fc; from ferrochunk.ray import chunk_dataset; "
      "chunk_dataset(None, fc.Recursive(8))", "ferrochunk[ray]"),
+    ("pyspark", "import ferrochunk as fc; from ferrochunk.spark import chunk_dataframe; "
+     "chunk_dataframe(None, fc.Recursive(8))", "ferrochunk[spark]"),
+    ("dask.dataframe", "import ferrochunk as fc; from ferrochunk.dask import chunk_dataframe; "
+     "chunk_dataframe(None, fc.Recursive(8))", "ferrochunk[dask]"),
+    ("haystack", "import ferrochunk.integrations.haystack", "ferrochunk[haystack]"),
     ("tiktoken", "import ferrochunk as fc; fc.chunk('a b', fc.Recursive(8), backend='reference')",
      "ferrochunk[reference]"),
     ("langchain_text_splitters", "import ferrochunk.integrations.langchain",

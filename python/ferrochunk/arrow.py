@@ -45,6 +45,31 @@ CHUNK_COLUMNS = (
 )
 """The columns every chunk table has, after the kept columns and before the metadata."""
 
+RESERVED_COLUMNS = frozenset(CHUNK_COLUMNS) | {
+    "oversize",
+    "overlap_tokens",
+    "overlap_chars",
+    "overlap_spans",
+    "spans",
+    "children",
+    "headings",
+    "headings_truncated",
+    "context",
+}
+"""Every column a chunk table may have besides the kept ones (no kept column may use one)."""
+
+
+def native_tokenizer(config: Config, tokenizer: Tokenizer | str | None) -> Tokenizer:
+    """The call's tokenizer, or a ``ConfigError`` when it does not run natively."""
+    tok = _tokenizer(config, tokenizer)
+    if tok._native_source is None:
+        raise ConfigError(
+            "chunking Arrow data needs a native tokenizer (cl100k, o200k, or a tokenizer.json run "
+            f"natively), got {tok!r}"
+        )
+    return tok
+
+
 # Table columns of the native rows (see rust/contracts/stream.rs).
 _SCALAR_METADATA = {
     name: L.COL[name] for name in ("oversize", "overlap_tokens", "overlap_chars", "overlap_spans")
@@ -243,13 +268,9 @@ def chunk_table(
     if not isinstance(data, pa.Table | pa.RecordBatch):
         raise InputTypeError(f"data must be a pyarrow Table or RecordBatch, got {describe(data)}")
     config = _require_config(config)
-    tok = _tokenizer(config, tokenizer)
+    tok = native_tokenizer(config, tokenizer)
     source = tok._native_source
-    if source is None:
-        raise ConfigError(
-            "chunk_table needs a native tokenizer (cl100k, o200k, or a tokenizer.json run "
-            f"natively), got {tok!r}"
-        )
+    assert source is not None  # native_tokenizer checked it
     config = _reserved(config, tok)
     threads = _threads(threads)
     if not isinstance(text_column, str):
@@ -262,19 +283,8 @@ def chunk_table(
     for name in (text_column, *keep_columns):
         if name not in names:
             raise ConfigError(f"column {name!r} is not in the table (columns: {names})")
-    reserved = set(CHUNK_COLUMNS) | {
-        "oversize",
-        "overlap_tokens",
-        "overlap_chars",
-        "overlap_spans",
-        "spans",
-        "children",
-        "headings",
-        "headings_truncated",
-        "context",
-    }
     for name in keep_columns:
-        if name in reserved:
+        if name in RESERVED_COLUMNS:
             raise ConfigError(f"keep_columns entry {name!r} would clash with a chunk column")
     spec = config
     parts = []

@@ -25,7 +25,7 @@ from .config import (
 )
 from .errors import ConfigError, ConfigTypeError
 
-__all__ = ["config_from_mapping", "from_parser_config", "from_process_rule"]
+__all__ = ["config_from_mapping", "config_to_mapping", "from_parser_config", "from_process_rule"]
 
 MODES = ("automatic", "custom", "hierarchical")
 SEPARATORS = ("\n\n", "。", ". ", " ", "")
@@ -267,3 +267,43 @@ def config_from_mapping(mapping: Any) -> tuple[Config, CleanRules | None]:
         "config must name a native 'chunker', or be a Dify process_rule (with 'mode') or a "
         f"RAGFlow parser_config (with 'chunk_token_num'), got keys {sorted(spec)}"
     )
+
+
+def _plain(value: Any) -> Any:
+    """JSON's types: tuples become lists, a ``MergeStrategy`` its value."""
+    if isinstance(value, MergeStrategy):
+        return value.value
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def config_to_mapping(config: Config) -> dict[str, Any]:
+    """The mapping :func:`config_from_mapping` reads back as ``config`` (JSON's types only).
+
+    >>> import ferrochunk as fc
+    >>> config_to_mapping(fc.TokenWindows(64, overlap_tokens=8))
+    {'chunker': 'windows', 'max_tokens': 64, 'overlap_tokens': 8}
+    >>> config_from_mapping(config_to_mapping(fc.Markdown(256)))[0] == fc.Markdown(256)
+    True
+    """
+    if isinstance(config, ParentChild):
+        parent = config.parent
+        return {
+            "chunker": "parent-child",
+            "parent": parent if isinstance(parent, str) else config_to_mapping(parent),
+            "child": config_to_mapping(config.child),
+        }
+    if isinstance(config, SentenceWindows) and config.tokenizer is not None:
+        raise ConfigError(
+            "SentenceWindows.tokenizer cannot be written as a mapping; pass the tokenizer "
+            f"beside the config instead, got {describe(config.tokenizer)}"
+        )
+    for name, (cls, fields) in _FIELDS.items():
+        if type(config) is cls:
+            return {"chunker": name} | {
+                field: _plain(getattr(config, field))
+                for field in cls.__dataclass_fields__
+                if field in fields
+            }
+    raise ConfigTypeError(f"config must be a native ferrochunk config, got {describe(config)}")

@@ -175,12 +175,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     out.add_argument("--format", choices=FORMATS, help="jsonl (default) or parquet")
     run = p.add_argument_group("run")
     run.add_argument("--threads", type=int, help="threads for the core (default: every core)")
-    run.add_argument(
+    engine = run.add_mutually_exclusive_group()
+    engine.add_argument(
         "--ray",
         nargs="?",
         const="local",
         metavar="ADDRESS",
         help="run through Ray Data (a cluster address, or a local Ray)",
+    )
+    engine.add_argument(
+        "--spark",
+        nargs="?",
+        const="local[*]",
+        metavar="MASTER",
+        help="run on Spark (a master URL such as spark://host:7077; default local[*]) and "
+        "write a folder of part files to -o FOLDER",
+    )
+    engine.add_argument(
+        "--dask",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="run on Dask (a scheduler address; default a local cluster of --threads "
+        "workers) and write a folder of part files to -o FOLDER",
     )
     run.add_argument(
         "--progress",
@@ -378,7 +395,6 @@ class Run:
             self.add(source.name, rec.id, rec.text, len(rec.text.encode("utf-8", "replace")))
 
     def summary(self, seconds: float) -> str:
-        rate = self.done / 1e6 / seconds if seconds > 0 else 0.0
         where = self.sink.target
         if self.sink.opened:
             outcome = f"written to {where.name}"
@@ -386,11 +402,19 @@ class Run:
             outcome = "nothing read, nothing written"
         else:
             outcome = f"nothing read, {where.name} left as it was"
-        return (
-            f"ferrochunk: {_count(self.documents, 'document')}, "
-            f"{_count(self.chunks, 'chunk')}, {_count(self.tokens, 'token')} "
-            f"({self.done / 1e6:.2f} MB in {seconds:.2f} s, {rate:.1f} MB/s) {outcome}"
-        )
+        return summary_line(self.documents, self.chunks, self.tokens, self.done, seconds, outcome)
+
+
+def summary_line(
+    documents: int, chunks: int, tokens: int, done: int, seconds: float, outcome: str
+) -> str:
+    """The run's last line on stderr."""
+    rate = done / 1e6 / seconds if seconds > 0 else 0.0
+    return (
+        f"ferrochunk: {_count(documents, 'document')}, "
+        f"{_count(chunks, 'chunk')}, {_count(tokens, 'token')} "
+        f"({done / 1e6:.2f} MB in {seconds:.2f} s, {rate:.1f} MB/s) {outcome}"
+    )
 
 
 def _count(n: int, noun: str) -> str:
@@ -423,6 +447,12 @@ def _extras(args: argparse.Namespace, fmt: str, sources: Sequence[Source]) -> No
     if args.ray is not None:
         for module in ("ray", "ray.data", "pyarrow"):
             _need(module, "ray", "--ray")
+    if args.spark is not None:
+        for module in ("pyspark", "pyspark.sql", "pyarrow"):
+            _need(module, "spark", "--spark")
+    if args.dask is not None:
+        for module in ("dask.dataframe", "distributed", "pyarrow"):
+            _need(module, "dask", "--dask")
     for s in sources:
         if s.kind == "parquet":
             _need("pyarrow.parquet", "arrow", f"reading {s.name}")
@@ -449,11 +479,18 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: IO[bytes]) ->
     fmt = args.format or ("parquet" if output and output.suffix == ".parquet" else "jsonl")
     if fmt == "parquet" and output is None:
         raise FerrochunkError("--format parquet needs -o FILE")
-    where = target(output)
+    engine = next(
+        (f"--{e}" for e in ("ray", "spark", "dask") if getattr(args, e) is not None), None
+    )
+    if engine is not None and clean is not None:
+        raise FerrochunkError(f"{engine} does not apply cleaning rules; clean the text first")
     if args.paths:
         sources, skipped = discover(args.paths, args.glob)
     else:
         sources, skipped = [Source(_sample(), "text", "<bundled sample>")], []
+    if engine in ("--spark", "--dask"):
+        return _run_engine(args, config, sources, skipped, fmt, output, err)
+    where = target(output)
     for s in sources:
         if s.path is not None and where.holds(s.path):
             raise FerrochunkError(f"the output {where.name} is also an input")
@@ -487,6 +524,34 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: IO[bytes]) ->
     for name, why in job.skipped:
         print(f"ferrochunk: skipped {name}: {why}", file=err)
     print(job.summary(time.perf_counter() - started), file=err)
+    return 1 if job.skipped else 0
+
+
+def _run_engine(
+    args: argparse.Namespace,
+    config: Config,
+    sources: list[Source],
+    skipped: list[tuple[str, str]],
+    fmt: str,
+    output: Path | None,
+    err: TextIO,
+) -> int:
+    from .engines import EngineRun, run_engine
+
+    if not sources and not skipped:
+        raise FerrochunkError("no input files found")
+    _extras(args, fmt, sources)
+    started = time.perf_counter()
+    job = EngineRun(args, config, tokenizer_of(args.tokenizer), skipped=list(skipped))
+    wrote = run_engine(job, sources, fmt, output)
+    for name, why in job.skipped:
+        print(f"ferrochunk: skipped {name}: {why}", file=err)
+    assert output is not None
+    outcome = (
+        f"written to {label(output)}/" if wrote else f"nothing read, {label(output)} left as it was"
+    )
+    seconds = time.perf_counter() - started
+    print(summary_line(job.documents, job.chunks, job.tokens, job.done, seconds, outcome), file=err)
     return 1 if job.skipped else 0
 
 

@@ -4,8 +4,10 @@
   ``TextSplitter`` (extra ``ferrochunk[langchain]``).
 - :mod:`ferrochunk.integrations.llama_index`: ``FerroNodeParser``, a LlamaIndex
   ``NodeParser`` (extra ``ferrochunk[llama-index]``).
+- :mod:`ferrochunk.integrations.haystack`: ``FerroDocumentSplitter``, a Haystack 2
+  component (extra ``ferrochunk[haystack]``).
 
-Importing either without its framework raises an ``ImportError`` naming the extra.
+Importing one without its framework raises an ``ImportError`` naming the extra.
 """
 
 from __future__ import annotations

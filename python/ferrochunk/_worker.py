@@ -1,0 +1,96 @@
+"""One chunking step that a data-frame engine ships to its workers (Spark, Dask).
+
+Engines unpickle a task's closure once per task, and a ``tokenizer.json`` tokenizer costs a
+few hundred milliseconds to build. So the step carries its config and tokenizer as pickled
+bytes under a digest, and each worker process unpickles them once: later tasks with the
+same digest reuse what the first one built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ._validate import describe
+from .arrow import RESERVED_COLUMNS, chunk_table
+from .config import Config
+from .errors import ConfigError, ConfigTypeError
+from .tokenizers import Tokenizer
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+_BUILT: dict[str, tuple[Config, Tokenizer]] = {}
+_LOCK = threading.Lock()
+_KEEP = 8  # distinct steps held per worker; a long-lived worker may run many jobs
+
+
+def _built(digest: str, payload: bytes) -> tuple[Config, Tokenizer]:
+    with _LOCK:
+        found = _BUILT.get(digest)
+        if found is None:
+            found = pickle.loads(payload)
+            if len(_BUILT) >= _KEEP:
+                _BUILT.pop(next(iter(_BUILT)))
+            _BUILT[digest] = found
+        return found
+
+
+class ChunkStep:
+    """``chunk_table`` with a fixed config, columns and tokenizer; cheap to pickle again.
+
+    >>> import pyarrow as pa, ferrochunk as fc
+    >>> step = ChunkStep(fc.Recursive(4), fc.Tokenizer.cl100k(), "text", (), threads=1)
+    >>> step(pa.table({"text": ["One. Two three four."]}))["text"].to_pylist()
+    ['One. ', 'Two three four.']
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        tokenizer: Tokenizer,
+        text_column: str,
+        keep_columns: Sequence[str],
+        *,
+        threads: int,
+    ) -> None:
+        self.payload = pickle.dumps((config, tokenizer), protocol=pickle.HIGHEST_PROTOCOL)
+        self.digest = hashlib.sha256(self.payload).hexdigest()
+        self.text_column = text_column
+        self.keep_columns = tuple(keep_columns)
+        self.threads = threads
+
+    def __call__(self, data: pa.Table | pa.RecordBatch) -> pa.Table:
+        config, tokenizer = _built(self.digest, self.payload)
+        return chunk_table(
+            data,
+            config,
+            text_column=self.text_column,
+            keep_columns=self.keep_columns,
+            tokenizer=tokenizer,
+            threads=self.threads,
+        )
+
+
+def check_keep_columns(
+    keep_columns: Any, text_column: Any, names: Sequence[str]
+) -> tuple[str, ...]:
+    """``keep_columns`` as a tuple, after the checks ``chunk_table`` makes, on the driver."""
+    if not isinstance(text_column, str):
+        raise ConfigTypeError(f"text_column must be a str, got {describe(text_column)}")
+    if isinstance(keep_columns, str) or not isinstance(keep_columns, Sequence):
+        raise ConfigTypeError(
+            f"keep_columns must be a sequence of column names, got {describe(keep_columns)}"
+        )
+    for name in (text_column, *keep_columns):
+        if not isinstance(name, str):
+            raise ConfigTypeError(f"keep_columns entries must be str, got {describe(name)}")
+        if name not in names:
+            raise ConfigError(f"column {name!r} is not in the data frame (columns: {list(names)})")
+    for name in keep_columns:
+        if name in RESERVED_COLUMNS:
+            raise ConfigError(f"keep_columns entry {name!r} would clash with a chunk column")
+    return tuple(keep_columns)

@@ -1,0 +1,310 @@
+"""`ferrochunk chunk --spark / --dask`: the same job on a data-frame engine.
+
+The driver checks every input first, as a local run does, so the same files are skipped and
+listed. The engine's workers then read the files (with the same readers), chunk them through
+:func:`ferrochunk.spark.chunk_dataframe` or :func:`ferrochunk.dask.chunk_dataframe` and write
+a folder of part files. That folder is the output (:class:`PartFolder`), so the rows are
+what a local run writes, in part files rather than one file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import shutil
+import sys
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._optional import require
+from ..config import Config
+from ..errors import FerrochunkError
+from ..tokenizers import Tokenizer
+from .sink import OutputError
+from .sources import Source, Unreadable, check_text, label, read_records
+
+_RAISED = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception): ")
+MARK = "_FERROCHUNK"  # written into every part folder: a folder with it may be replaced
+_ENGINE_FILES = ("_SUCCESS", "_common_metadata", "_metadata")
+
+
+@dataclass
+class EngineRun:
+    """One engine run of `ferrochunk chunk`: its options, and what it read and wrote."""
+
+    args: Any
+    config: Config
+    tokenizer: Tokenizer
+    documents: int = 0
+    chunks: int = 0
+    tokens: int = 0
+    done: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+class PartFolder:
+    """``-o FOLDER`` for an engine: written beside the target, then moved into place.
+
+    - The target is refused, before anything is read, unless it is absent, an empty folder
+      or a folder an earlier engine run wrote (it holds ``_FERROCHUNK``): a typo such as
+      ``-o ~`` never deletes a folder of other files.
+    - The engine writes into a new hidden folder beside the target. When the job succeeds
+      the old folder, if any, is renamed aside, the new one renamed into its place, and the
+      old one deleted: two renames, so a crash between them leaves the old output whole
+      under ``.NAME.*.old``. A failed job deletes its folder and leaves the target as it was.
+    - A symlink to a folder is followed: the folder it names is replaced, the link stays.
+    """
+
+    def __init__(self, output: Path) -> None:
+        self.name = label(output)
+        self.path = os.path.realpath(output)
+        parent = os.path.dirname(self.path)
+        if os.path.lexists(self.path):
+            if not os.path.isdir(self.path):
+                raise OutputError(
+                    f"cannot write {self.name}: --spark/--dask write a folder of part files, "
+                    "and this is a file"
+                )
+            entries = os.listdir(self.path)
+            if entries and MARK not in entries:
+                raise OutputError(
+                    f"cannot write {self.name}: the folder holds files that an engine run did "
+                    f"not write ({len(entries)} entries, no {MARK}); name a new folder"
+                )
+        elif not os.path.isdir(parent):
+            raise OutputError(f"cannot write {self.name}: no such folder {label(parent)}")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise OutputError(f"cannot write {self.name}: cannot create files in {label(parent)}")
+        base = os.path.basename(self.path)
+        self.tmp = os.path.join(parent, f".{base}.{secrets.token_hex(4)}.tmp")
+
+    def commit(self) -> None:
+        Path(self.tmp, MARK).write_text("part files written by ferrochunk chunk\n")
+        old = None
+        if os.path.isdir(self.path):
+            old = f"{self.tmp[: -len('.tmp')]}.old"
+            os.rename(self.path, old)
+        os.rename(self.tmp, self.path)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def parts(self) -> list[str]:
+        """The data files in the finished folder, in name order."""
+        return sorted(
+            os.path.join(self.path, f)
+            for f in os.listdir(self.path)
+            if not f.startswith((".", "_")) and f not in _ENGINE_FILES and not f.endswith(".crc")
+        )
+
+
+def read_source(path: str, kind: str, name: str, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The ``(source, id, text)`` documents of one input, as a local run reads them."""
+    source = Source(Path(path), kind, name)
+    if kind == "text":
+        with open(path, encoding=args["encoding"], newline="") as f:
+            return [(name, None, f.read())]
+    found = read_records(source, args["text_field"], args["id_field"])
+    return [(name, r.id, r.text) for r in found]
+
+
+def _readable(job: EngineRun, sources: Sequence[Source]) -> list[Source]:
+    ok = []
+    for s in sources:
+        if s.kind == "stdin":
+            raise FerrochunkError("stdin cannot be read with --spark or --dask; name files instead")
+        try:
+            if s.kind == "text":
+                check_text(s, job.args.encoding)
+            else:
+                read_records(s, job.args.text_field, job.args.id_field)
+        except Unreadable as exc:
+            job.skipped.append((s.name, exc.hint))
+        else:
+            ok.append(s)
+    return ok
+
+
+def _reader_args(job: EngineRun) -> dict[str, Any]:
+    a = job.args
+    return {"encoding": a.encoding, "text_field": a.text_field, "id_field": a.id_field}
+
+
+class _ReadBatches:
+    """Spark's ``mapInArrow`` step that turns ``(path, kind, source)`` rows into documents."""
+
+    def __init__(self, args: dict[str, Any], schema: Any) -> None:
+        self.args = args
+        self.schema = schema
+
+    def __call__(self, batches: Any) -> Any:
+        pa = require("pyarrow", "arrow")
+        for batch in batches:
+            rows = []
+            for path, kind, name in zip(
+                *(batch.column(i).to_pylist() for i in range(3)), strict=True
+            ):
+                rows += read_source(path, kind, name, self.args)
+            columns: list[Any] = list(zip(*rows, strict=True)) if rows else [(), (), ()]
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(c, pa.string()) for c in columns], schema=self.schema
+            )
+
+
+def _spark(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None:
+    sql = require("pyspark.sql", "spark")
+    from ..spark import _arrow_schema, chunk_dataframe
+
+    master = job.args.spark
+    builder = sql.SparkSession.builder.master(master).appName("ferrochunk chunk")
+    builder = builder.config("spark.ui.showConsoleProgress", "false")
+    if master.startswith("local"):
+        # Local workers run this interpreter, which has this ferrochunk (pyspark reads the
+        # worker's interpreter from the environment).
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # pyspark warns on every mapInArrow that it has not caught up with pandas 3; nothing
+    # here goes through pandas.
+    warnings.filterwarnings("ignore", category=FutureWarning, module="pyspark")
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("OFF")  # a failure is reported once, below
+    inputs = spark.createDataFrame(
+        [(str(s.path), s.kind, s.name) for s in sources], "path string, kind string, source string"
+    ).repartition(min(len(sources), spark.sparkContext.defaultParallelism))
+    schema = sql.types.StructType(
+        [sql.types.StructField(n, sql.types.StringType(), True) for n in ("source", "id", "text")]
+    )
+    docs = inputs.mapInArrow(_ReadBatches(_reader_args(job), _arrow_schema(inputs, schema)), schema)
+    out = chunk_dataframe(
+        docs, job.config, keep_columns=["source", "id"], tokenizer=job.tokenizer, threads=1
+    )
+    if fmt == "parquet":
+        out.write.parquet(folder)
+    else:
+        out.write.json(folder, ignoreNullFields=False)
+
+
+def _dask_partition(source: Source, args: dict[str, Any]) -> Any:
+    pd = require("pandas", "dask")
+    rows = read_source(str(source.path), source.kind, source.name, args)
+    frame = pd.DataFrame(rows, columns=["source", "id", "text"], dtype=object)
+    return frame.astype(pd.StringDtype())
+
+
+def _write_jsonl(frame: Any, path: str) -> None:
+    pa = require("pyarrow", "arrow")
+    rows = pa.Table.from_pandas(frame, preserve_index=False).to_pylist()
+    with open(path, "w", encoding="utf-8", errors="surrogatepass") as f:
+        f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def _dask(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None:
+    dd = require("dask.dataframe", "dask")
+    dask = require("dask", "dask")
+    distributed = require("distributed", "dask")
+    pd = require("pandas", "dask")
+    from ..dask import chunk_dataframe
+
+    address = job.args.dask
+    with contextlib.ExitStack() as stack:
+        if address == "local":
+            workers = job.args.threads or os.cpu_count() or 1
+            cluster = stack.enter_context(
+                distributed.LocalCluster(
+                    n_workers=workers, threads_per_worker=1, dashboard_address=None
+                )
+            )
+            stack.enter_context(distributed.Client(cluster))
+        else:
+            stack.enter_context(distributed.Client(address))
+        meta = pd.DataFrame(
+            {n: pd.Series([], dtype=pd.StringDtype()) for n in ("source", "id", "text")}
+        )
+        docs = dd.from_map(_dask_partition, sources, args=(_reader_args(job),), meta=meta)
+        out = chunk_dataframe(
+            docs, job.config, keep_columns=["source", "id"], tokenizer=job.tokenizer, threads=1
+        )
+        if fmt == "parquet":
+            out.to_parquet(folder, write_index=False)
+        else:
+            os.mkdir(folder)
+            parts = out.to_delayed()
+            writes = [
+                dask.delayed(_write_jsonl)(part, os.path.join(folder, f"part.{i:05d}.jsonl"))
+                for i, part in enumerate(parts)
+            ]
+            dask.compute(*writes)
+
+
+def _tally(job: EngineRun, parts: list[str], fmt: str) -> None:
+    """Documents, chunks and tokens, from the part files written."""
+    seen: set[tuple[Any, Any]] = set()
+    if fmt == "parquet":
+        pq = require("pyarrow.parquet", "arrow")
+        for part in parts:
+            t = pq.read_table(part, columns=["source", "id", "token_count"])
+            job.chunks += t.num_rows
+            job.tokens += sum(t.column("token_count").to_pylist())
+            seen.update(
+                zip(t.column("source").to_pylist(), t.column("id").to_pylist(), strict=True)
+            )
+    else:
+        for part in parts:
+            with open(part, encoding="utf-8") as f:
+                for line in f:
+                    row = json.loads(line)
+                    job.chunks += 1
+                    job.tokens += row["token_count"]
+                    seen.add((row["source"], row["id"]))
+    job.documents = len(seen)
+
+
+def _reason(exc: BaseException) -> str:
+    """One line: a ferrochunk error a worker raised (Spark sends its traceback as text),
+    else the exception's first line."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    ours = [line for line in lines if line.startswith("ferrochunk.errors.")]
+    if ours:
+        return ours[-1].removeprefix("ferrochunk.errors.")
+    raised = [line for line in lines if _RAISED.match(line)]
+    if raised:  # the last exception of a worker's traceback
+        return raised[-1]
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
+
+
+def run_engine(job: EngineRun, sources: Sequence[Source], fmt: str, output: Path | None) -> bool:
+    """Runs the job on ``--spark`` or ``--dask``; whether anything was written."""
+    engine = "--spark" if job.args.spark is not None else "--dask"
+    if output is None:
+        raise FerrochunkError(f"{engine} writes a folder of part files: name it with -o FOLDER")
+    folder = PartFolder(output)
+    readable = _readable(job, sources)
+    job.done = sum(s.size() for s in sources)
+    if not readable:
+        return False  # nothing read: the output stays as it was
+    try:
+        if engine == "--spark":
+            _spark(job, readable, fmt, folder.tmp)
+        else:
+            _dask(job, readable, fmt, folder.tmp)
+        folder.commit()
+    except FerrochunkError:
+        folder.discard()
+        raise
+    except Exception as exc:
+        folder.discard()
+        raise FerrochunkError(
+            f"the {engine[2:]} job failed ({_reason(exc)}); {folder.name} is as it was"
+        ) from exc
+    except BaseException:
+        folder.discard()
+        raise
+    _tally(job, folder.parts(), fmt)
+    return True

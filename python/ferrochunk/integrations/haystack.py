@@ -1,0 +1,221 @@
+"""``FerroDocumentSplitter``: any ferrochunk config as a Haystack 2 component.
+
+>>> import ferrochunk as fc
+>>> from haystack import Document
+>>> from ferrochunk.integrations.haystack import FerroDocumentSplitter
+>>> splitter = FerroDocumentSplitter(config=fc.Recursive(5))
+>>> docs = splitter.run([Document(content="One sentence here. Another one.")])["documents"]
+>>> [(d.content, d.meta["split_id"], d.meta["split_idx_start"]) for d in docs]
+[('One sentence here. ', 0, 0), ('Another one.', 1, 19)]
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from copy import deepcopy
+from typing import Any
+
+from .._optional import require
+from .._validate import describe
+from ..config import Config, DelimiterMerge, Markdown, ParentChild, Recursive
+from ..errors import ConfigError, ConfigTypeError, InputTypeError, UnknownTokenizerError
+from ..pipeline import _threads, chunk_many
+from ..rules import config_from_mapping, config_to_mapping
+from ..tokenizers import Tokenizer
+from ..types import Chunk
+from . import budget, require_config
+
+_haystack = require("haystack", "haystack")
+Document = _haystack.Document
+
+__all__ = ["FerroDocumentSplitter"]
+
+
+def _page_breaks(text: str) -> list[int]:
+    """Where the form feeds are, in order."""
+    at, found = text.find("\f"), []
+    while at >= 0:
+        found.append(at)
+        at = text.find("\f", at + 1)
+    return found
+
+
+def _page(breaks: list[int], c: Chunk) -> int:
+    """Haystack's ``page_number``: the page of the chunk's first character that is not a
+    form feed (the page it starts on when it is all form feeds), counting from 1."""
+    lead = len(c.text) - len(c.text.lstrip("\f"))
+    first = c.char_start + (lead if lead < len(c.text) else 0)
+    return 1 + bisect_right(breaks, first - 1)
+
+
+def _link_overlaps(docs: list[Any], chunks: Sequence[Chunk]) -> None:
+    """``_split_overlap`` as ``DocumentSplitter`` writes it, from the exact offsets of two
+    neighbouring chunks that are slices of their source."""
+    for doc in docs:
+        doc.meta["_split_overlap"] = []
+    for i in range(1, len(chunks)):
+        prev, cur = chunks[i - 1], chunks[i]
+        if cur.char_start < prev.char_end:
+            end = min(prev.char_end, cur.char_end)
+            docs[i].meta["_split_overlap"].append(
+                {
+                    "doc_id": docs[i - 1].id,
+                    "range": (cur.char_start - prev.char_start, end - prev.char_start),
+                }
+            )
+            docs[i - 1].meta["_split_overlap"].append(
+                {"doc_id": docs[i].id, "range": (0, end - cur.char_start)}
+            )
+
+
+def _tokenizer_name(tokenizer: Any) -> str | None:
+    if tokenizer is None or isinstance(tokenizer, str):
+        return tokenizer
+    if isinstance(tokenizer, Tokenizer) and tokenizer.engine == "embedded":
+        return tokenizer.native_encoding
+    raise ConfigError(
+        "FerroDocumentSplitter.to_dict needs the tokenizer as a name ('cl100k', 'o200k') or a "
+        f"tokenizer.json path, got {describe(tokenizer)}"
+    )
+
+
+def _resolve_tokenizer(value: Any) -> Tokenizer | None:
+    if value is None or isinstance(value, Tokenizer):
+        return value
+    if isinstance(value, str):
+        try:
+            return Tokenizer.from_name(value)
+        except UnknownTokenizerError:
+            return Tokenizer.from_file(value)
+    raise ConfigTypeError(
+        "FerroDocumentSplitter.tokenizer must be a Tokenizer, a name, a tokenizer.json path or "
+        f"None, got {describe(value)}"
+    )
+
+
+@_haystack.component
+class FerroDocumentSplitter:
+    """A Haystack ``DocumentSplitter`` that cuts with a ferrochunk config.
+
+    ``config`` is any native config (default ``Recursive(512)``) or its mapping
+    (:func:`ferrochunk.config_to_mapping`); ``tokenizer`` a ferrochunk tokenizer, a name
+    (``"cl100k"``, ``"o200k"``) or a ``tokenizer.json`` path (default: cl100k).
+
+    Each output ``Document`` has its source's metadata and what ``DocumentSplitter``
+    writes: ``source_id``, ``split_id``, ``split_idx_start`` (exact, from the core),
+    ``page_number`` (counted by form feeds, 1 without them), and ``_split_overlap`` when the
+    config overlaps. With ``token_counts=True`` each also gets ``token_count`` (off by
+    default: a Document's id hashes its metadata, and without it a ``TokenWindows`` split
+    gives the very Documents, ids included, that ``DocumentSplitter(split_by="token")``
+    gives). ``DelimiterMerge`` chunks are delimiter spans
+    joined, not slices of the source: they get ``spans`` (a ``[start, end]`` pair per span)
+    and no ``_split_overlap``. With :class:`~ferrochunk.Markdown`, ``header`` and
+    ``parent_headers`` name the section as Haystack's ``MarkdownHeaderSplitter`` does.
+    ``ParentChild`` gives each parent (``__level`` 1) followed by its children
+    (``__level`` 2), linked by ``__parent_id`` / ``__children_ids`` with ``__block_size``,
+    as ``HierarchicalDocumentSplitter`` names them for ``AutoMergingRetriever``. Empty
+    documents give no splits; a document without text raises ``InputTypeError``.
+    """
+
+    def __init__(
+        self,
+        config: Config | Mapping[str, Any] | None = None,
+        tokenizer: Tokenizer | str | None = None,
+        threads: int | None = 1,
+        token_counts: bool = False,
+    ) -> None:
+        if config is None:
+            config = Recursive(512)
+        elif isinstance(config, Mapping):
+            config = config_from_mapping(config)[0]
+        self.config = require_config("FerroDocumentSplitter.config", config)
+        self.tokenizer = tokenizer
+        self._tokenizer = _resolve_tokenizer(tokenizer)
+        self.threads = _threads(threads)
+        if not isinstance(token_counts, bool):
+            raise ConfigTypeError(
+                f"FerroDocumentSplitter.token_counts must be a bool, got {describe(token_counts)}"
+            )
+        self.token_counts = token_counts
+
+    def to_dict(self) -> dict[str, Any]:
+        """The component as Haystack serializes it (a YAML pipeline's entry)."""
+        return _haystack.default_to_dict(  # type: ignore[no-any-return]
+            self,
+            config=config_to_mapping(self.config),
+            tokenizer=_tokenizer_name(self.tokenizer),
+            threads=self.threads,
+            token_counts=self.token_counts,
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FerroDocumentSplitter:
+        """The component :meth:`to_dict` wrote."""
+        return _haystack.default_from_dict(cls, data)  # type: ignore[no-any-return]
+
+    def _documents(self, doc: Any, chunks: Sequence[Chunk]) -> list[Any]:
+        breaks = _page_breaks(doc.content)
+        out = []
+        for i, c in enumerate(chunks):
+            # DocumentSplitter's keys in its order: a Document's id hashes its metadata.
+            meta = deepcopy(doc.meta)
+            meta["source_id"] = doc.id
+            meta["page_number"] = _page(breaks, c)
+            meta["split_id"] = i
+            meta["split_idx_start"] = c.char_start
+            if self.token_counts:
+                meta["token_count"] = c.token_count
+            if isinstance(self.config, DelimiterMerge):
+                meta["spans"] = [list(span) for span in c.metadata["spans"]]
+            if isinstance(self.config, Markdown):
+                titles = [title for _, title in c.metadata["headings"]]
+                meta["header"] = titles[-1] if titles else ""
+                meta["parent_headers"] = titles[:-1]
+            out.append(Document(content=c.text, meta=meta))
+        if budget(self.config)[1] > 0 and not isinstance(self.config, DelimiterMerge):
+            _link_overlaps(out, chunks)
+        return out
+
+    def _hierarchy(self, doc: Any, parents: Sequence[Chunk]) -> list[Any]:
+        assert isinstance(self.config, ParentChild)
+        blocks = budget(self.config)[0], budget(self.config.child)[0]
+        tops = self._documents(doc, parents)
+        out = []
+        for split_id, (top, parent) in enumerate(zip(tops, parents, strict=True)):
+            top.meta.update(__level=1, __parent_id=None, __block_size=blocks[0])
+            kids = self._documents(doc, parent.metadata["children"])
+            for kid in kids:
+                kid.meta.update(
+                    __level=2, __parent_id=top.id, __children_ids=[], __block_size=blocks[1]
+                )
+                kid.meta["parent_split_id"] = split_id
+            top.meta["__children_ids"] = [kid.id for kid in kids]
+            out += [top, *kids]
+        return out
+
+    @_haystack.component.output_types(documents=list[Document])  # type: ignore[untyped-decorator,valid-type]
+    def run(self, documents: list[Any]) -> dict[str, list[Any]]:
+        """Split each document; returns ``{"documents": [...]}``."""
+        if not isinstance(documents, list) or not all(isinstance(d, Document) for d in documents):
+            raise InputTypeError(
+                f"FerroDocumentSplitter expects a list of Documents, got {describe(documents)}"
+            )
+        for doc in documents:
+            if doc.content is None:
+                raise InputTypeError(
+                    f"FerroDocumentSplitter only splits text: document {doc.id} has no content"
+                )
+        results = chunk_many(
+            [d.content for d in documents],
+            self.config,
+            tokenizer=self._tokenizer,
+            threads=self.threads,
+        )
+        out: list[Any] = []
+        for doc, chunks in zip(documents, results, strict=True):
+            if isinstance(self.config, ParentChild):
+                out += self._hierarchy(doc, chunks)
+            else:
+                out += self._documents(doc, chunks)
+        return {"documents": out}

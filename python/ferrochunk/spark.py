@@ -1,0 +1,145 @@
+"""Spark: ``chunk_table`` over a DataFrame's Arrow batches (``ferrochunk[spark]``).
+
+:func:`chunk_dataframe` runs through ``DataFrame.mapInArrow``: each Arrow batch Spark hands a
+Python worker goes to Rust as it is, with no Python per row. The result's schema is derived
+from the config on the driver (:func:`chunk_spark_schema`), and every check that can run
+there does, before any task starts. Each worker process builds the config and tokenizer once
+(see ``_worker.py``).
+
+On Spark 4 and Python >= 3.11 the extra installs ``pyspark`` 4; on Python 3.10 it installs
+``pyspark`` 3.5, the last line that supports 3.10 (``mapInArrow`` needs 3.3 or later).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ._optional import require
+from ._validate import describe, require_int
+from ._worker import ChunkStep, check_keep_columns
+from .arrow import chunk_schema, native_tokenizer
+from .config import Config
+from .errors import ConfigError, InputTypeError
+from .pipeline import _require_config
+from .tokenizers import Tokenizer
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["chunk_dataframe", "chunk_spark_schema"]
+
+
+def _spark_type(types: Any, pa: Any, kind: Any) -> Any:
+    """The Spark SQL type of one of the Arrow types a chunk table uses."""
+    if pa.types.is_int64(kind):
+        return types.LongType()
+    if pa.types.is_int32(kind):
+        return types.IntegerType()
+    if pa.types.is_boolean(kind):
+        return types.BooleanType()
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return types.StringType()
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return types.ArrayType(_spark_type(types, pa, kind.value_type), True)
+    if pa.types.is_struct(kind):
+        return types.StructType(
+            [types.StructField(f.name, _spark_type(types, pa, f.type), True) for f in kind]
+        )
+    raise AssertionError(f"no Spark type for the chunk column type {kind}")  # pragma: no cover
+
+
+def chunk_spark_schema(config: Config, keep: Sequence[Any] = ()) -> Any:
+    """The Spark schema of :func:`chunk_dataframe`'s result: the ``keep`` fields (Spark
+    ``StructField``s), then the columns of :func:`ferrochunk.arrow.chunk_schema`.
+
+    >>> import ferrochunk as fc
+    >>> chunk_spark_schema(fc.Recursive(512)).simpleString()[:60]
+    'struct<chunk_index:bigint,text:string,char_start:bigint,char'
+    """
+    types = require("pyspark.sql.types", "spark")
+    pa = require("pyarrow", "arrow")
+    arrow = chunk_schema(_require_config(config))
+    return types.StructType(
+        [*keep, *(types.StructField(f.name, _spark_type(types, pa, f.type), True) for f in arrow)]
+    )
+
+
+def _arrow_schema(df: Any, schema: Any) -> pa.Schema:
+    """The Arrow schema Spark's JVM side expects back for ``schema`` (``string`` or
+    ``large_string`` as the session is set)."""
+    conversion = require("pyspark.sql.pandas.types", "spark")
+    conf = df.sparkSession.conf
+    large = conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false") == "true"
+    timezone = conf.get("spark.sql.session.timeZone", "UTC")
+    try:
+        return conversion.to_arrow_schema(schema, timezone=timezone, prefers_large_types=large)
+    except TypeError:  # pyspark 3.5 has neither keyword and never uses large types
+        return conversion.to_arrow_schema(schema)
+
+
+class _Batches:
+    """The ``mapInArrow`` function: chunk each batch, cast it to the declared types."""
+
+    def __init__(self, step: ChunkStep, schema: pa.Schema, rows_per_batch: int) -> None:
+        self.step = step
+        self.schema = schema
+        self.rows_per_batch = rows_per_batch
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            table = self.step(batch).cast(self.schema)
+            yield from table.to_batches(max_chunksize=self.rows_per_batch)
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def chunk_dataframe(
+    df: Any,
+    config: Config,
+    *,
+    text_column: str = "text",
+    keep_columns: Sequence[str] = (),
+    tokenizer: Tokenizer | str | None = None,
+    threads: int = 1,
+    rows_per_batch: int = 8192,
+) -> Any:
+    """A Spark DataFrame with one row per chunk of each document in ``df[text_column]``.
+
+    The columns are :func:`ferrochunk.arrow.chunk_table`'s: ``keep_columns`` (a document id,
+    say), then the chunk's offsets and counts, then the config's metadata. Null texts give no
+    rows. Each task chunks with ``threads`` threads (default 1: Spark runs one task per
+    core). ``rows_per_batch`` caps the Arrow batches handed back to Spark.
+
+    A missing or non-string column raises ``ConfigError`` and a wrong argument type
+    ``ConfigTypeError`` / ``InputTypeError``, on the driver. An error inside a task reaches
+    the driver as Spark's ``PythonException``, whose message names the ferrochunk error type.
+    ``tests/test_spark.py`` runs this on a real local Spark:
+
+    >>> import ferrochunk as fc  # doctest: +SKIP
+    >>> from ferrochunk.spark import chunk_dataframe  # doctest: +SKIP
+    >>> docs = spark.createDataFrame([(1, "One. Two three four.")], "id long, text string")
+    >>> chunk_dataframe(docs, fc.Recursive(4), keep_columns=["id"]).collect()  # doctest: +SKIP
+    """
+    require("pyspark", "spark")
+    sql = require("pyspark.sql", "spark")
+    types = require("pyspark.sql.types", "spark")
+    config = _require_config(config)
+    if not isinstance(df, sql.DataFrame):
+        raise InputTypeError(f"df must be a pyspark.sql.DataFrame, got {describe(df)}")
+    threads = require_int("threads", threads, minimum=1)
+    rows_per_batch = require_int("rows_per_batch", rows_per_batch, minimum=1)
+    tok = native_tokenizer(config, tokenizer)
+    fields = {f.name: f for f in df.schema.fields}
+    keep = check_keep_columns(keep_columns, text_column, list(fields))
+    kind = fields[text_column].dataType
+    if not isinstance(kind, types.StringType):
+        raise ConfigError(
+            f"text_column {text_column!r} must be a string column, got type {kind.simpleString()}"
+        )
+    schema = chunk_spark_schema(config, [fields[name] for name in keep])
+    step = ChunkStep(config, tok, text_column, keep, threads=threads)
+    source = df.select(*(_quoted(name) for name in (text_column, *keep)))
+    return source.mapInArrow(_Batches(step, _arrow_schema(df, schema), rows_per_batch), schema)

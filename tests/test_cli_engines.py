@@ -1,0 +1,184 @@
+"""`ferrochunk chunk --spark / --dask`: the rows of a local run, in a folder of part files
+that replaces only what an engine wrote and stays as it was when a run fails."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from ferrochunk.cli import engines, main
+
+pa = pytest.importorskip("pyarrow", reason="test extra: pyarrow")
+pytest.importorskip("dask.dataframe", reason="test extra: dask[dataframe]")
+pytest.importorskip("distributed", reason="test extra: distributed")
+pytest.importorskip("pyspark", reason="test extra: pyspark")
+import pyarrow.parquet as pq  # noqa: E402
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::FutureWarning"),
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+]
+
+OPTIONS = ["--chunker", "delimiter", "--max-tokens", "12", "--delimiter", ". "]
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    for i in range(5):
+        (docs / f"note{i}.txt").write_text(f"Note {i}. " + "Words and more words. " * (i * 7))
+    with (docs / "sub" / "records.jsonl").open("w") as f:
+        for i in range(9):
+            f.write(json.dumps({"id": f"r{i}", "text": None if i == 4 else "Rec. " * i}) + "\n")
+    (docs / "bad.txt").write_bytes(b"caf\xe9 is not utf-8")
+    return docs
+
+
+def _key(row):
+    return (row["source"], str(row["id"]), row["chunk_index"])
+
+
+def _local_rows(inputs, tmp_path, capsys):
+    out = tmp_path / "local.jsonl"
+    assert main(["chunk", str(inputs), *OPTIONS, "-o", str(out)]) == 1
+    capsys.readouterr()
+    return sorted((json.loads(line) for line in out.open()), key=_key)
+
+
+def _folder_rows(folder: Path, fmt: str):
+    parts = [p for p in folder.iterdir() if p.name.startswith("part")]
+    assert parts
+    if fmt == "parquet":
+        rows = [r for p in parts for r in pq.read_table(p).to_pylist()]
+    else:
+        rows = [json.loads(line) for p in parts for line in p.open()]
+    return sorted(rows, key=_key)
+
+
+@pytest.mark.parametrize(
+    ("engine", "fmt"),
+    [
+        (["--dask"], "jsonl"),
+        (["--dask"], "parquet"),
+        (["--spark", "local[2]"], "parquet"),
+    ],
+)
+def test_an_engine_writes_the_local_runs_rows(engine, fmt, inputs, tmp_path, capsys):
+    want = _local_rows(inputs, tmp_path, capsys)
+    out = tmp_path / "out"
+    code = main(["chunk", str(inputs), *OPTIONS, *engine, "--format", fmt, "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1, err  # bad.txt is skipped and listed, as a local run does
+    assert "skipped" in err
+    assert "bad.txt" in err
+    assert f"written to {out}/" in err
+    assert f"{len(want):,} chunks" in err
+    assert (out / engines.MARK).exists()
+    assert _folder_rows(out, fmt) == want
+
+
+def test_an_earlier_engine_output_is_replaced(inputs, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["chunk", str(inputs / "note1.txt"), "--dask", "-o", str(out)]) == 0
+    first = _folder_rows(out, "jsonl")
+    assert main(["chunk", str(inputs / "note3.txt"), "--dask", "-o", str(out)]) == 0
+    second = _folder_rows(out, "jsonl")
+    assert {r["source"] for r in first} == {str(inputs / "note1.txt")}
+    assert {r["source"] for r in second} == {str(inputs / "note3.txt")}
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]
+
+
+@pytest.mark.parametrize("kind", ["foreign folder", "file"])
+def test_a_target_an_engine_did_not_write_is_refused(kind, inputs, tmp_path, capsys):
+    out = tmp_path / "mine"
+    if kind == "file":
+        out.write_text("keep me\n")
+    else:
+        out.mkdir()
+        (out / "thesis.tex").write_text("keep me\n")
+    assert main(["chunk", str(inputs), "--dask", "-o", str(out)]) == 2
+    assert f"cannot write {out}" in capsys.readouterr().err
+    kept = out if kind == "file" else out / "thesis.tex"
+    assert kept.read_text() == "keep me\n"
+
+
+def test_a_failed_job_leaves_the_earlier_output(inputs, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "out"
+    assert main(["chunk", str(inputs / "note1.txt"), "--dask", "-o", str(out)]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def fails_halfway(job, sources, fmt, folder):
+        os.mkdir(folder)
+        Path(folder, "part.00000.jsonl").write_text('{"half": "written"}\n')
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(engines, "_dask", fails_halfway)
+    assert main(["chunk", str(inputs), "--dask", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "the dask job failed (OSError: [Errno 28] No space left on device)" in err
+    assert f"{out} is as it was" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "out"]
+
+
+def test_a_worker_error_is_named_in_one_line():
+    trace = (
+        "An exception was thrown from the Python worker:\nTraceback (most recent call last):\n"
+        '  File "x.py", line 1\nferrochunk.errors.ConfigError: Recursive.max_tokens must be an '
+        "integer >= 1, got 0\n SQLSTATE: 38000"
+    )
+    assert engines._reason(RuntimeError(trace)) == (
+        "ConfigError: Recursive.max_tokens must be an integer >= 1, got 0"
+    )
+    other = "An exception was thrown:\nTraceback:\nModuleNotFoundError: No module named 'x'"
+    assert engines._reason(RuntimeError(other)) == "ModuleNotFoundError: No module named 'x'"
+
+
+def test_every_input_skipped_writes_nothing(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"\xff\xfe\xfa")
+    out = tmp_path / "out"
+    assert main(["chunk", str(bad), "--dask", "-o", str(out)]) == 1
+    assert f"nothing read, {out} left as it was" in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--dask"], "--dask writes a folder of part files: name it with -o FOLDER"),
+        (["-", "--dask", "-o", "{tmp}/o"], "stdin cannot be read with --spark or --dask"),
+        (["--spark", "--dask", "-o", "{tmp}/o"], "not allowed with argument"),
+        (
+            ["--config", "{tmp}/dify.json", "--spark", "-o", "{tmp}/o"],
+            "--spark does not apply cleaning rules",
+        ),
+        (
+            ["--config", "{tmp}/dify.json", "--ray", "-o", "{tmp}/o.jsonl"],
+            "--ray does not apply cleaning rules",
+        ),
+    ],
+)
+def test_usage_errors(args, words, tmp_path, capsys, monkeypatch):
+    rule = {
+        "mode": "custom",
+        "rules": {
+            "pre_processing_rules": [{"id": "remove_extra_spaces", "enabled": True}],
+            "segmentation": {"separator": "\n", "max_tokens": 100},
+        },
+    }
+    (tmp_path / "dify.json").write_text(json.dumps(rule))
+    monkeypatch.setattr(sys, "stdin", open(os.devnull))  # noqa: SIM115
+    try:
+        code = main(["chunk", *(a.format(tmp=tmp_path) for a in args)])
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    assert code == 2
+    assert words in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
