@@ -86,7 +86,7 @@ def chunk_dataframe(
     >>> docs = dd.from_pandas(pd.DataFrame({"id": [1], "text": ["One. Two three four."]}))
     >>> rows = chunk_dataframe(docs, fc.Recursive(4), keep_columns=["id"]).compute()
     >>> rows[["id", "text", "token_count"]].values.tolist()
-    [[1, 'One. ', 2], [1, 'Two three four.', 4]]
+    [[1, 'One. ', 3], [1, 'Two three four.', 4]]
     """
     dd = require("dask.dataframe", "dask")
     pd = require("pandas", "dask")

@@ -12,6 +12,7 @@ On Spark 4 and Python >= 3.11 the extra installs ``pyspark`` 4; on Python 3.10 i
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -120,7 +121,7 @@ def chunk_dataframe(
 
     >>> import ferrochunk as fc  # doctest: +SKIP
     >>> from ferrochunk.spark import chunk_dataframe  # doctest: +SKIP
-    >>> docs = spark.createDataFrame([(1, "One. Two three four.")], "id long, text string")
+    >>> docs = spark.createDataFrame([(1, "One. Two three four.")], "id long, text")  # doctest: +SKIP
     >>> chunk_dataframe(docs, fc.Recursive(4), keep_columns=["id"]).collect()  # doctest: +SKIP
     """
     require("pyspark", "spark")
@@ -142,4 +143,13 @@ def chunk_dataframe(
     schema = chunk_spark_schema(config, [fields[name] for name in keep])
     step = ChunkStep(config, tok, text_column, keep, threads=threads)
     source = df.select(*(_quoted(name) for name in (text_column, *keep)))
-    return source.mapInArrow(_Batches(step, _arrow_schema(df, schema), rows_per_batch), schema)
+    batches = _Batches(step, _arrow_schema(df, schema), rows_per_batch)
+    return map_in_arrow(source, batches, schema)
+
+
+def map_in_arrow(df: Any, fn: Any, schema: Any) -> Any:
+    """``df.mapInArrow(fn, schema)``, without pyspark's warning that it has not caught up
+    with pandas 3: no pandas runs on this path."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
+        return df.mapInArrow(fn, schema)

