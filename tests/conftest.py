@@ -7,6 +7,9 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+# Haystack reports usage to its telemetry service unless told not to; tests reach no network.
+os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
+
 # FERROCHUNK_MAX_EXAMPLES raises the budget for a long fuzz run (`make fuzz`, see README.md).
 settings.register_profile(
     "default",

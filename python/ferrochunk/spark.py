@@ -121,7 +121,7 @@ def chunk_dataframe(
 
     >>> import ferrochunk as fc  # doctest: +SKIP
     >>> from ferrochunk.spark import chunk_dataframe  # doctest: +SKIP
-    >>> docs = spark.createDataFrame([(1, "One. Two three four.")], "id long, text")  # doctest: +SKIP
+    >>> docs = spark.createDataFrame([(1, "One. Two three.")], "id long, text")  # doctest: +SKIP
     >>> chunk_dataframe(docs, fc.Recursive(4), keep_columns=["id"]).collect()  # doctest: +SKIP
     """
     require("pyspark", "spark")
