@@ -47,8 +47,8 @@ def _key(row):
 def _local_rows(inputs, tmp_path, capsys):
     out = tmp_path / "local.jsonl"
     assert main(["chunk", str(inputs), *OPTIONS, "-o", str(out)]) == 1
-    capsys.readouterr()
-    return sorted((json.loads(line) for line in out.open()), key=_key)
+    summary = capsys.readouterr().err.splitlines()[-1]
+    return sorted((json.loads(line) for line in out.open()), key=_key), summary
 
 
 def _folder_rows(folder: Path, fmt: str):
@@ -70,7 +70,7 @@ def _folder_rows(folder: Path, fmt: str):
     ],
 )
 def test_an_engine_writes_the_local_runs_rows(engine, fmt, inputs, tmp_path, capsys):
-    want = _local_rows(inputs, tmp_path, capsys)
+    want, summary = _local_rows(inputs, tmp_path, capsys)
     out = tmp_path / "out"
     code = main(["chunk", str(inputs), *OPTIONS, *engine, "--format", fmt, "-o", str(out)])
     err = capsys.readouterr().err
@@ -78,7 +78,8 @@ def test_an_engine_writes_the_local_runs_rows(engine, fmt, inputs, tmp_path, cap
     assert "skipped" in err
     assert "bad.txt" in err
     assert f"written to {out}/" in err
-    assert f"{len(want):,} chunks" in err
+    # The same documents, chunks and tokens as the local run counts.
+    assert err.splitlines()[-1].split(" (")[0] == summary.split(" (")[0]
     assert (out / engines.MARK).exists()
     assert _folder_rows(out, fmt) == want
 
@@ -94,7 +95,7 @@ def test_an_earlier_engine_output_is_replaced(inputs, tmp_path, capsys):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]
 
 
-@pytest.mark.parametrize("kind", ["foreign folder", "file"])
+@pytest.mark.parametrize("kind", ["foreign folder", "file", "marked folder with a stranger"])
 def test_a_target_an_engine_did_not_write_is_refused(kind, inputs, tmp_path, capsys):
     out = tmp_path / "mine"
     if kind == "file":
@@ -102,10 +103,38 @@ def test_a_target_an_engine_did_not_write_is_refused(kind, inputs, tmp_path, cap
     else:
         out.mkdir()
         (out / "thesis.tex").write_text("keep me\n")
+        if kind.startswith("marked"):
+            (out / engines.MARK).write_text("")
+            (out / "part.00000.jsonl").write_text("{}\n")
     assert main(["chunk", str(inputs), "--dask", "-o", str(out)]) == 2
     assert f"cannot write {out}" in capsys.readouterr().err
     kept = out if kind == "file" else out / "thesis.tex"
     assert kept.read_text() == "keep me\n"
+
+
+def test_an_output_folder_holding_an_input_is_refused(inputs, tmp_path, capsys):
+    out = inputs / "chunks"
+    assert main(["chunk", str(inputs / "note1.txt"), "--dask", "-o", str(out)]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert main(["chunk", str(inputs), "--dask", "-o", str(out)]) == 2
+    assert f"the output {out} holds an input" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_file_added_during_the_job_is_kept(inputs, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "out"
+    assert main(["chunk", str(inputs / "note1.txt"), "--dask", "-o", str(out)]) == 0
+    real = engines._dask
+
+    def adds_a_file(job, sources, fmt, folder):
+        (out / "notes.txt").write_text("mine\n")  # the user, while the job runs
+        real(job, sources, fmt, folder)
+
+    monkeypatch.setattr(engines, "_dask", adds_a_file)
+    assert main(["chunk", str(inputs / "note2.txt"), "--dask", "-o", str(out)]) == 2
+    assert "'notes.txt', which an engine run did not write" in capsys.readouterr().err
+    assert (out / "notes.txt").read_text() == "mine\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]
 
 
 def test_a_failed_job_leaves_the_earlier_output(inputs, tmp_path, capsys, monkeypatch):

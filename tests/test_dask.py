@@ -63,6 +63,7 @@ def test_meta_is_what_partitions_return():
     docs = dd.from_pandas(pd.DataFrame(ROWS), npartitions=4)
     for config in CONFIGS.values():
         out = chunk_dataframe(docs, config, keep_columns=["id"])
+        assert not out.known_divisions  # each partition's index runs from 0
         got = out.compute()
         assert dict(got.dtypes) == dict(out.dtypes)
         assert all(isinstance(t, pd.ArrowDtype) for t in got.dtypes)
@@ -105,5 +106,5 @@ def test_a_tasks_error_is_the_ferrochunk_type(cluster):
     with dask.config.set({"dataframe.convert-string": False}):  # keep the object column
         docs = dd.from_pandas(frame, npartitions=1)
     out = chunk_dataframe(docs, CONFIGS["windows"])
-    with pytest.raises(errors.InputTypeError, match="'text' must hold str or None"):
+    with pytest.raises(errors.InputTypeError, match="text_column 'text' holding str or None"):
         out.compute()

@@ -13,7 +13,11 @@ import ferrochunk as fc
 haystack = pytest.importorskip("haystack", reason="test extra: haystack-ai")
 from haystack import Document, Pipeline  # noqa: E402
 from haystack.components.preprocessors import DocumentSplitter  # noqa: E402
-from haystack.components.preprocessors._page_numbers import _leading_page_breaks  # noqa: E402
+
+_page_numbers = pytest.importorskip(
+    "haystack.components.preprocessors._page_numbers", reason="Haystack 3's page rule"
+)
+_leading_page_breaks = _page_numbers._leading_page_breaks
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -102,7 +106,7 @@ def test_markdown_headings_as_markdown_header_splitter_names_them():
 
 
 def test_parent_child_is_hierarchical():
-    config = fc.ParentChild(fc.Recursive(16), child=fc.Recursive(6))
+    config = fc.ParentChild(fc.Recursive(16), child=fc.Recursive(6, overlap_tokens=2))
     docs = _run(FerroDocumentSplitter(config), Document(content=PAGES * 2))
     by_id = {d.id: d for d in docs}
     parents = [d for d in docs if d.meta["__level"] == 1]
@@ -112,7 +116,13 @@ def test_parent_child_is_hierarchical():
         kids = [by_id[k] for k in parent.meta["__children_ids"]]
         assert kids
         assert all(k.meta["__parent_id"] == parent.id and k.meta["__level"] == 2 for k in kids)
-        assert "".join(k.content for k in kids) == parent.content
+        start = parent.meta["split_idx_start"]
+        for k in kids:  # the children overlap (their config's), the parents do not
+            at = k.meta["split_idx_start"] - start
+            assert parent.content[at : at + len(k.content)] == k.content
+            assert "_split_overlap" in k.meta
+        assert "_split_overlap" not in parent.meta
+    assert any(k.meta["_split_overlap"] for k in docs if k.meta["__level"] == 2)
 
 
 def test_source_metadata_is_copied_not_shared():

@@ -39,7 +39,8 @@ class _Partition:
             table = pa.Table.from_pandas(frame[names], preserve_index=False)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise InputTypeError(
-                f"text_column {self.step.text_column!r} must hold str or None: {exc}"
+                f"columns {names} must convert to Arrow (text_column "
+                f"{self.step.text_column!r} holding str or None): {exc}"
             ) from exc
         if pa.types.is_null(table.schema.field(self.step.text_column).type):
             # An object column of only None (or an empty partition) infers Arrow's null type.
@@ -101,4 +102,6 @@ def chunk_dataframe(
         raise ConfigError(f"text_column {text_column!r} must be a string column, got type {dtype}")
     step = _Partition(ChunkStep(config, tok, text_column, keep, threads=threads))
     meta = step(ddf._meta)
-    return ddf.map_partitions(step, meta=meta, enforce_metadata=False, align_dataframes=False)
+    return ddf.map_partitions(
+        step, meta=meta, enforce_metadata=False, align_dataframes=False, clear_divisions=True
+    )

@@ -7,7 +7,8 @@ there does, before any task starts. Each worker process builds the config and to
 (see ``_worker.py``).
 
 On Spark 4 and Python >= 3.11 the extra installs ``pyspark`` 4; on Python 3.10 it installs
-``pyspark`` 3.5, the last line that supports 3.10 (``mapInArrow`` needs 3.3 or later).
+``pyspark`` 3.5, the last line that supports 3.10 (``mapInArrow`` needs 3.3 or later; CI
+runs Spark 4 on Python 3.11, so the 3.5 path is not exercised there).
 """
 
 from __future__ import annotations

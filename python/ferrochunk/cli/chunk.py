@@ -448,7 +448,7 @@ def _extras(args: argparse.Namespace, fmt: str, sources: Sequence[Source]) -> No
         for module in ("ray", "ray.data", "pyarrow"):
             _need(module, "ray", "--ray")
     if args.spark is not None:
-        for module in ("pyspark", "pyspark.sql", "pyarrow"):
+        for module in ("pyspark", "pyspark.sql", "pandas", "pyarrow"):
             _need(module, "spark", "--spark")
     if args.dask is not None:
         for module in ("dask.dataframe", "distributed", "pyarrow"):

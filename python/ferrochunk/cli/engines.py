@@ -31,6 +31,7 @@ from .sources import Source, Unreadable, check_text, label, read_records
 _RAISED = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception): ")
 MARK = "_FERROCHUNK"  # written into every part folder: a folder with it may be replaced
 _ENGINE_FILES = ("_SUCCESS", "_common_metadata", "_metadata")
+_BATCH_CHARS = 64 << 20
 
 
 @dataclass
@@ -47,16 +48,29 @@ class EngineRun:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
+def _engine_file(name: str) -> bool:
+    """A name Spark or Dask writes in an output folder (or the marker)."""
+    return (
+        name == MARK
+        or name in _ENGINE_FILES
+        or name.startswith("part")
+        or (name.startswith(".") and name.endswith(".crc"))
+    )
+
+
 class PartFolder:
     """``-o FOLDER`` for an engine: written beside the target, then moved into place.
 
-    - The target is refused, before anything is read, unless it is absent, an empty folder
-      or a folder an earlier engine run wrote (it holds ``_FERROCHUNK``): a typo such as
-      ``-o ~`` never deletes a folder of other files.
+    - The target is refused unless it is absent, an empty folder, or a folder an earlier
+      engine run wrote: it holds ``_FERROCHUNK`` and nothing but part files and the
+      engines' own files. That is checked before anything is read and again just before
+      the replacement, so a typo such as ``-o ~``, or a file added to the folder during
+      the job, is never deleted.
     - The engine writes into a new hidden folder beside the target. When the job succeeds
-      the old folder, if any, is renamed aside, the new one renamed into its place, and the
-      old one deleted: two renames, so a crash between them leaves the old output whole
-      under ``.NAME.*.old``. A failed job deletes its folder and leaves the target as it was.
+      its files are synced, the old folder (if any) is renamed aside, the new one renamed
+      into its place, and the old one deleted: two renames, so a crash between them leaves
+      the old output whole under ``.NAME.*.old`` (a failed second rename renames it back).
+      A failed job deletes its folder and leaves the target as it was.
     - A symlink to a folder is followed: the folder it names is replaced, the link stays.
     """
 
@@ -65,17 +79,7 @@ class PartFolder:
         self.path = os.path.realpath(output)
         parent = os.path.dirname(self.path)
         if os.path.lexists(self.path):
-            if not os.path.isdir(self.path):
-                raise OutputError(
-                    f"cannot write {self.name}: --spark/--dask write a folder of part files, "
-                    "and this is a file"
-                )
-            entries = os.listdir(self.path)
-            if entries and MARK not in entries:
-                raise OutputError(
-                    f"cannot write {self.name}: the folder holds files that an engine run did "
-                    f"not write ({len(entries)} entries, no {MARK}); name a new folder"
-                )
+            self._check_replaceable()
         elif not os.path.isdir(parent):
             raise OutputError(f"cannot write {self.name}: no such folder {label(parent)}")
         if not os.access(parent, os.W_OK | os.X_OK):
@@ -83,13 +87,40 @@ class PartFolder:
         base = os.path.basename(self.path)
         self.tmp = os.path.join(parent, f".{base}.{secrets.token_hex(4)}.tmp")
 
+    def _check_replaceable(self) -> None:
+        if not os.path.isdir(self.path):
+            raise OutputError(
+                f"cannot write {self.name}: --spark/--dask write a folder of part files, "
+                "and this is a file"
+            )
+        entries = os.listdir(self.path)
+        if entries and (MARK not in entries or not all(map(_engine_file, entries))):
+            other = next((e for e in entries if not _engine_file(e)), None)
+            what = f"{other!r}, which" if other else f"no {MARK}: its files"
+            raise OutputError(
+                f"cannot write {self.name}: the folder holds {what} an engine run did not "
+                "write; name a new folder"
+            )
+
+    def holds(self, path: Path) -> bool:
+        """Whether ``path`` is inside the target folder (an input there would be replaced)."""
+        inside = os.path.realpath(path)
+        return inside == self.path or inside.startswith(self.path + os.sep)
+
     def commit(self) -> None:
         Path(self.tmp, MARK).write_text("part files written by ferrochunk chunk\n")
+        _sync(self.tmp)
         old = None
-        if os.path.isdir(self.path):
+        if os.path.lexists(self.path):
+            self._check_replaceable()
             old = f"{self.tmp[: -len('.tmp')]}.old"
             os.rename(self.path, old)
-        os.rename(self.tmp, self.path)
+        try:
+            os.rename(self.tmp, self.path)
+        except OSError:
+            if old is not None:
+                os.rename(old, self.path)
+            raise
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
 
@@ -103,6 +134,22 @@ class PartFolder:
             for f in os.listdir(self.path)
             if not f.startswith((".", "_")) and f not in _ENGINE_FILES and not f.endswith(".crc")
         )
+
+
+def _sync(folder: str) -> None:
+    """The folder's files on disk, and the folder itself, before it is renamed into place."""
+    for root, _, files in os.walk(folder):
+        for name in files:
+            fd = os.open(os.path.join(root, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def read_source(path: str, kind: str, name: str, args: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -123,12 +170,14 @@ def _readable(job: EngineRun, sources: Sequence[Source]) -> list[Source]:
         try:
             if s.kind == "text":
                 check_text(s, job.args.encoding)
+                found = 1
             else:
-                read_records(s, job.args.text_field, job.args.id_field)
+                found = sum(1 for _ in read_records(s, job.args.text_field, job.args.id_field))
         except Unreadable as exc:
             job.skipped.append((s.name, exc.hint))
         else:
             ok.append(s)
+            job.documents += found  # as a local run counts: each text read, empty or not
     return ok
 
 
@@ -147,15 +196,27 @@ class _ReadBatches:
     def __call__(self, batches: Any) -> Any:
         pa = require("pyarrow", "arrow")
         for batch in batches:
-            rows = []
-            for path, kind, name in zip(
-                *(batch.column(i).to_pylist() for i in range(3)), strict=True
-            ):
-                rows += read_source(path, kind, name, self.args)
-            columns: list[Any] = list(zip(*rows, strict=True)) if rows else [(), (), ()]
-            yield pa.RecordBatch.from_arrays(
-                [pa.array(c, pa.string()) for c in columns], schema=self.schema
-            )
+            files = zip(*(batch.column(i).to_pylist() for i in range(3)), strict=True)
+            for path, kind, name in files:
+                # A batch per file, and per _BATCH_CHARS of a records file's texts: memory
+                # stays near one file's, and 32-bit string offsets never overflow.
+                rows: list[tuple[Any, ...]] = []
+                size = 0
+                for row in read_source(path, kind, name, self.args):
+                    if rows and size + len(row[2]) > _BATCH_CHARS:
+                        yield self._batch(pa, rows)
+                        rows, size = [], 0
+                    rows.append(row)
+                    size += len(row[2])
+                if rows:
+                    yield self._batch(pa, rows)
+
+    def _batch(self, pa: Any, rows: list[tuple[Any, ...]]) -> Any:
+        columns = list(zip(*rows, strict=True))
+        return pa.RecordBatch.from_arrays(
+            [pa.array(c, self.schema.field(i).type) for i, c in enumerate(columns)],
+            schema=self.schema,
+        )
 
 
 def _spark(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None:
@@ -182,10 +243,12 @@ def _spark(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None
     out = chunk_dataframe(
         docs, job.config, keep_columns=["source", "id"], tokenizer=job.tokenizer, threads=1
     )
+    # A file: URI, so that a cluster whose default file system is HDFS writes here too.
+    uri = Path(folder).as_uri()
     if fmt == "parquet":
-        out.write.parquet(folder)
+        out.write.parquet(uri)
     else:
-        out.write.json(folder, ignoreNullFields=False)
+        out.write.json(uri, ignoreNullFields=False)
 
 
 def _dask_partition(source: Source, args: dict[str, Any]) -> Any:
@@ -241,26 +304,19 @@ def _dask(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None:
 
 
 def _tally(job: EngineRun, parts: list[str], fmt: str) -> None:
-    """Documents, chunks and tokens, from the part files written."""
-    seen: set[tuple[Any, Any]] = set()
+    """Chunks and tokens, from the part files written."""
     if fmt == "parquet":
         pq = require("pyarrow.parquet", "arrow")
         for part in parts:
-            t = pq.read_table(part, columns=["source", "id", "token_count"])
+            t = pq.read_table(part, columns=["token_count"])
             job.chunks += t.num_rows
             job.tokens += sum(t.column("token_count").to_pylist())
-            seen.update(
-                zip(t.column("source").to_pylist(), t.column("id").to_pylist(), strict=True)
-            )
     else:
         for part in parts:
             with open(part, encoding="utf-8") as f:
                 for line in f:
-                    row = json.loads(line)
                     job.chunks += 1
-                    job.tokens += row["token_count"]
-                    seen.add((row["source"], row["id"]))
-    job.documents = len(seen)
+                    job.tokens += json.loads(line)["token_count"]
 
 
 def _reason(exc: BaseException) -> str:
@@ -282,26 +338,28 @@ def run_engine(job: EngineRun, sources: Sequence[Source], fmt: str, output: Path
     if output is None:
         raise FerrochunkError(f"{engine} writes a folder of part files: name it with -o FOLDER")
     folder = PartFolder(output)
+    for s in sources:
+        if s.path is not None and folder.holds(s.path):
+            raise FerrochunkError(f"the output {folder.name} holds an input, {s.name}")
     readable = _readable(job, sources)
     job.done = sum(s.size() for s in sources)
     if not readable:
         return False  # nothing read: the output stays as it was
     try:
-        if engine == "--spark":
-            _spark(job, readable, fmt, folder.tmp)
-        else:
-            _dask(job, readable, fmt, folder.tmp)
-        folder.commit()
-    except FerrochunkError:
-        folder.discard()
-        raise
-    except Exception as exc:
-        folder.discard()
-        raise FerrochunkError(
-            f"the {engine[2:]} job failed ({_reason(exc)}); {folder.name} is as it was"
-        ) from exc
-    except BaseException:
-        folder.discard()
-        raise
+        try:
+            if engine == "--spark":
+                _spark(job, readable, fmt, folder.tmp)
+            else:
+                _dask(job, readable, fmt, folder.tmp)
+        except Exception as exc:
+            raise FerrochunkError(
+                f"the {engine[2:]} job failed ({_reason(exc)}); {folder.name} is as it was"
+            ) from exc
+        try:
+            folder.commit()
+        except OSError as exc:
+            raise OutputError(f"cannot write {folder.name}: {exc.strerror or exc}") from exc
+    finally:
+        folder.discard()  # a no-op once the folder has moved into place
     _tally(job, folder.parts(), fmt)
     return True

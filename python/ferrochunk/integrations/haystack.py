@@ -154,7 +154,9 @@ class FerroDocumentSplitter:
         """The component :meth:`to_dict` wrote."""
         return _haystack.default_from_dict(cls, data)  # type: ignore[no-any-return]
 
-    def _documents(self, doc: Any, chunks: Sequence[Chunk]) -> list[Any]:
+    def _documents(self, doc: Any, chunks: Sequence[Chunk], config: Config) -> list[Any]:
+        """One Document per chunk of ``doc`` that ``config`` (the splitter's, or its
+        children's) cut."""
         breaks = _page_breaks(doc.content)
         out = []
         for i, c in enumerate(chunks):
@@ -166,25 +168,27 @@ class FerroDocumentSplitter:
             meta["split_idx_start"] = c.char_start
             if self.token_counts:
                 meta["token_count"] = c.token_count
-            if isinstance(self.config, DelimiterMerge):
+            if isinstance(config, DelimiterMerge):
                 meta["spans"] = [list(span) for span in c.metadata["spans"]]
-            if isinstance(self.config, Markdown):
+            if isinstance(config, Markdown):
                 titles = [title for _, title in c.metadata["headings"]]
                 meta["header"] = titles[-1] if titles else ""
                 meta["parent_headers"] = titles[:-1]
             out.append(Document(content=c.text, meta=meta))
-        if budget(self.config)[1] > 0 and not isinstance(self.config, DelimiterMerge):
+        if budget(config)[1] > 0 and not isinstance(config, DelimiterMerge):
             _link_overlaps(out, chunks)
         return out
 
     def _hierarchy(self, doc: Any, parents: Sequence[Chunk]) -> list[Any]:
         assert isinstance(self.config, ParentChild)
         blocks = budget(self.config)[0], budget(self.config.child)[0]
-        tops = self._documents(doc, parents)
+        # A full-document parent has no config of its own, and no overlap.
+        parent = self.config.parent
+        tops = self._documents(doc, parents, self.config if isinstance(parent, str) else parent)
         out = []
-        for split_id, (top, parent) in enumerate(zip(tops, parents, strict=True)):
+        for split_id, (top, chunk) in enumerate(zip(tops, parents, strict=True)):
             top.meta.update(__level=1, __parent_id=None, __block_size=blocks[0])
-            kids = self._documents(doc, parent.metadata["children"])
+            kids = self._documents(doc, chunk.metadata["children"], self.config.child)
             for kid in kids:
                 kid.meta.update(
                     __level=2, __parent_id=top.id, __children_ids=[], __block_size=blocks[1]
@@ -217,5 +221,5 @@ class FerroDocumentSplitter:
             if isinstance(self.config, ParentChild):
                 out += self._hierarchy(doc, chunks)
             else:
-                out += self._documents(doc, chunks)
+                out += self._documents(doc, chunks, self.config)
         return {"documents": out}
