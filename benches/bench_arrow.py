@@ -9,8 +9,6 @@ pins RAYON_NUM_THREADS=1); Ray runs one and two single-threaded actors.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 import ferrochunk as fc
@@ -20,32 +18,6 @@ from ferrochunk.arrow import chunk_table  # noqa: E402
 from ferrochunk.records import record  # noqa: E402
 
 CONFIG = fc.Recursive(512, overlap_tokens=51)
-BLOCK = 64 * 1024
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
-
-
-def _smoke(config: pytest.Config) -> bool:
-    return bool(config.getoption("benchmark_disable")) and not config.getoption("benchmark_enable")
-
-
-def _blocks(text: str) -> list[str]:
-    data = text.encode("utf-8")
-    out, at = [], 0
-    while at < len(data):
-        end = min(at + BLOCK, len(data))
-        while end < len(data) and (data[end] & 0xC0) == 0x80:
-            end += 1
-        out.append(data[at:end].decode("utf-8"))
-        at = end
-    return out
-
-
-@pytest.fixture(scope="session")
-def corpus_blocks(request: pytest.FixtureRequest, multilingual: str) -> list[str]:
-    if _smoke(request.config) or not SHARED.exists():
-        return _blocks(multilingual)
-    files = sorted(p for p in SHARED.rglob("*") if p.is_file() and p.name != "MANIFEST.md")
-    return [b for p in files for b in _blocks(p.read_text(encoding="utf-8"))]
 
 
 @pytest.fixture(scope="session")

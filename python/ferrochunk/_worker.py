@@ -12,12 +12,10 @@ import hashlib
 import pickle
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ._validate import describe
-from .arrow import RESERVED_COLUMNS, chunk_table
+from .arrow import chunk_table
 from .config import Config
-from .errors import ConfigError, ConfigTypeError
 from .tokenizers import Tokenizer
 
 if TYPE_CHECKING:
@@ -73,24 +71,3 @@ class ChunkStep:
             tokenizer=tokenizer,
             threads=self.threads,
         )
-
-
-def check_keep_columns(
-    keep_columns: Any, text_column: Any, names: Sequence[str]
-) -> tuple[str, ...]:
-    """``keep_columns`` as a tuple, after the checks ``chunk_table`` makes, on the driver."""
-    if not isinstance(text_column, str):
-        raise ConfigTypeError(f"text_column must be a str, got {describe(text_column)}")
-    if isinstance(keep_columns, str) or not isinstance(keep_columns, Sequence):
-        raise ConfigTypeError(
-            f"keep_columns must be a sequence of column names, got {describe(keep_columns)}"
-        )
-    for name in (text_column, *keep_columns):
-        if not isinstance(name, str):
-            raise ConfigTypeError(f"keep_columns entries must be str, got {describe(name)}")
-        if name not in names:
-            raise ConfigError(f"column {name!r} is not in the data frame (columns: {list(names)})")
-    for name in keep_columns:
-        if name in RESERVED_COLUMNS:
-            raise ConfigError(f"keep_columns entry {name!r} would clash with a chunk column")
-    return tuple(keep_columns)

@@ -70,6 +70,27 @@ def native_tokenizer(config: Config, tokenizer: Tokenizer | str | None) -> Token
     return tok
 
 
+def check_columns(
+    text_column: Any, keep_columns: Any, names: Sequence[str], where: str
+) -> tuple[str, ...]:
+    """``keep_columns`` as a tuple, once the text and kept columns are known to be in
+    ``names`` (the columns of the ``where``: a table, a data frame) and no kept column
+    clashes with a chunk column."""
+    if not isinstance(text_column, str):
+        raise ConfigTypeError(f"text_column must be a str, got {describe(text_column)}")
+    if isinstance(keep_columns, str) or not isinstance(keep_columns, Sequence):
+        raise ConfigTypeError(
+            f"keep_columns must be a sequence of column names, got {describe(keep_columns)}"
+        )
+    for name in (text_column, *keep_columns):
+        if name not in names:
+            raise ConfigError(f"column {name!r} is not in the {where} (columns: {list(names)})")
+    for name in keep_columns:
+        if name in RESERVED_COLUMNS:
+            raise ConfigError(f"keep_columns entry {name!r} would clash with a chunk column")
+    return tuple(keep_columns)
+
+
 # Table columns of the native rows (see rust/contracts/stream.rs).
 _SCALAR_METADATA = {
     name: L.COL[name] for name in ("oversize", "overlap_tokens", "overlap_chars", "overlap_spans")
@@ -273,19 +294,7 @@ def chunk_table(
     assert source is not None  # native_tokenizer checked it
     config = _reserved(config, tok)
     threads = _threads(threads)
-    if not isinstance(text_column, str):
-        raise ConfigTypeError(f"text_column must be a str, got {describe(text_column)}")
-    if isinstance(keep_columns, str) or not isinstance(keep_columns, Sequence):
-        raise ConfigTypeError(
-            f"keep_columns must be a sequence of column names, got {describe(keep_columns)}"
-        )
-    names = data.schema.names
-    for name in (text_column, *keep_columns):
-        if name not in names:
-            raise ConfigError(f"column {name!r} is not in the table (columns: {names})")
-    for name in keep_columns:
-        if name in RESERVED_COLUMNS:
-            raise ConfigError(f"keep_columns entry {name!r} would clash with a chunk column")
+    keep_columns = check_columns(text_column, keep_columns, data.schema.names, "table")
     spec = config
     parts = []
     row_base = 0

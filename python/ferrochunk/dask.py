@@ -15,8 +15,8 @@ from typing import Any
 
 from ._optional import require
 from ._validate import describe, require_int
-from ._worker import ChunkStep, check_keep_columns
-from .arrow import native_tokenizer
+from ._worker import ChunkStep
+from .arrow import check_columns, native_tokenizer
 from .config import Config
 from .errors import ConfigError, InputTypeError
 from .pipeline import _require_config
@@ -96,7 +96,7 @@ def chunk_dataframe(
         raise InputTypeError(f"ddf must be a dask.dataframe.DataFrame, got {describe(ddf)}")
     threads = require_int("threads", threads, minimum=1)
     tok = native_tokenizer(config, tokenizer)
-    keep = check_keep_columns(keep_columns, text_column, [str(c) for c in ddf.columns])
+    keep = check_columns(text_column, keep_columns, [str(c) for c in ddf.columns], "data frame")
     dtype = ddf.dtypes[text_column]
     if not _is_text(pd, dtype):
         raise ConfigError(f"text_column {text_column!r} must be a string column, got type {dtype}")

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from ._optional import require
 from ._validate import describe, require_int
-from ._worker import ChunkStep, check_keep_columns
-from .arrow import chunk_schema, native_tokenizer
+from ._worker import ChunkStep
+from .arrow import check_columns, chunk_schema, native_tokenizer
 from .config import Config
 from .errors import ConfigError, InputTypeError
 from .pipeline import _require_config
@@ -135,7 +135,7 @@ def chunk_dataframe(
     rows_per_batch = require_int("rows_per_batch", rows_per_batch, minimum=1)
     tok = native_tokenizer(config, tokenizer)
     fields = {f.name: f for f in df.schema.fields}
-    keep = check_keep_columns(keep_columns, text_column, list(fields))
+    keep = check_columns(text_column, keep_columns, list(fields), "data frame")
     kind = fields[text_column].dataType
     if not isinstance(kind, types.StringType):
         raise ConfigError(
