@@ -64,7 +64,7 @@ def chunk_many(
 
 @final
 class ChunkManyIter:
-    """Batches of ``chunk_many_iter`` in text order, cut in the background."""
+    """Batches of ``chunk_many_iter`` in text order, cut by helpers and by the caller."""
 
     def __iter__(self) -> ChunkManyIter: ...
     def __next__(self) -> _Batch: ...
@@ -72,7 +72,7 @@ class ChunkManyIter:
 def chunk_many_iter(
     texts: list[str], spec: _Spec, encoding: str | HfTokenizer, threads: int | None = None
 ) -> ChunkManyIter:
-    """``chunk_many`` whose batches arrive while later texts are still being cut."""
+    """``chunk_many`` whose batches arrive while helpers cut later texts."""
 
 def delimiter_pieces(text: str, spec: _Spec) -> npt.NDArray[np.int64]:
     """``(byte_start, byte_end)`` of the pieces a delimiter spec tokenizes one by one."""

@@ -433,9 +433,9 @@ def chunk_many(
         # Python tokenizers hold the GIL; the native cutting releases it between calls.
         with ThreadPoolExecutor(max_workers=min(threads or os.cpu_count() or 1, 32)) as pool:
             return list(pool.map(lambda t: _chunks_of(t, config, tok, "native"), texts))
-    # On more than one thread, batches arrive while later texts are still being cut, so
-    # building Chunks (serial, under the GIL) overlaps the cutting. On one thread (also a
-    # rayon pool of one) they are all cut first: nothing runs beside the caller.
+    # On more than one thread, helpers cut texts in the background while this thread
+    # builds Chunks (serial, under the GIL) and cuts too whenever it would wait. On one
+    # thread they are all cut first: nothing runs beside the caller.
     many = _native.chunk_many if threads == 1 else _native.chunk_many_iter
     safe = list(texts)
     try:

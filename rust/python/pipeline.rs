@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::{Arc, Mutex};
 
@@ -156,31 +156,56 @@ pub fn py_chunk_many<'py>(
     })
 }
 
-/// One text's result from a background worker (a panic is carried, not lost).
-type Done = (usize, std::thread::Result<Result<Batch>>);
+/// One text's result (a panic is carried, not lost).
+type Cut = std::thread::Result<Result<Batch>>;
 
-/// `chunk_many` as an iterator of batches in text order. The texts are cut on rayon
-/// threads in the background while the caller turns finished batches into `Chunk`s
-/// under the GIL, so that serial part overlaps the cutting instead of following it. On
-/// one thread (`threads=1`, or a pool of one) they are all cut before it returns.
+/// What the caller and the background helpers share: the texts, and who cuts which.
+struct Work {
+    texts: Vec<PyBackedStr>,
+    spec: Spec,
+    enc: Tokens,
+    /// The first text nobody has claimed yet. Texts are claimed in order, so batches
+    /// come out about when the caller wants them.
+    claimed: AtomicUsize,
+    /// Set when the iterator is dropped: nobody claims another text.
+    cancel: AtomicBool,
+}
+
+impl Work {
+    /// Claims the next text and cuts it; `None` once all are claimed (or cancelled).
+    fn cut_next(&self) -> Option<(usize, Cut)> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return None;
+        }
+        let i = self.claimed.fetch_add(1, Ordering::Relaxed);
+        let text = self.texts.get(i)?;
+        let enc = self.enc.clone();
+        Some((
+            i,
+            catch_unwind(AssertUnwindSafe(|| chunk_text(text, &self.spec, enc))),
+        ))
+    }
+}
+
+/// `chunk_many` as an iterator of batches in text order, for `threads` threads in all:
+/// `threads - 1` helpers on rayon's pool cut texts in the background, and the caller
+/// cuts the next unclaimed text itself whenever the batch it wants is not ready. The
+/// caller also turns batches into `Chunk`s under the GIL, so that serial part overlaps
+/// the helpers' cutting, and no more threads than `threads` want a core at once (an
+/// extra thread waiting for a core stalled the caller for milliseconds at a time).
 #[pyclass(name = "ChunkManyIter", module = "ferrochunk._native")]
 pub struct PyChunkManyIter {
+    work: Arc<Work>,
     state: Mutex<Receiving>,
-    total: usize,
-    /// Set when the iterator is dropped: workers skip the texts they have not begun.
-    cancel: Arc<AtomicBool>,
 }
 
 struct Receiving {
-    /// Taken while waiting without the GIL (a `Receiver` cannot be shared).
-    rx: Option<Receiver<Done>>,
-    /// Results that arrived before the ones ahead of them.
-    early: HashMap<usize, std::thread::Result<Result<Batch>>>,
+    /// The helpers' results (a `Receiver` cannot be shared, so it sits in the lock).
+    rx: Receiver<(usize, Cut)>,
+    /// Results that are ready before the ones ahead of them.
+    early: HashMap<usize, Cut>,
     next: usize,
 }
-
-/// Marks a result that is about the whole run (the pool did not start), not one text.
-const RUN: usize = usize::MAX;
 
 #[pyfunction]
 #[pyo3(name = "chunk_many_iter", signature = (texts, spec, encoding, threads=None))]
@@ -192,55 +217,33 @@ pub fn py_chunk_many_iter(
     threads: Option<usize>,
 ) -> PyResult<PyChunkManyIter> {
     guard(py, "chunk_many_iter", || {
-        let spec = spec::parse(spec)?;
-        let enc = hf::source(encoding)?;
-        let total = texts.len();
-        let cancel = Arc::new(AtomicBool::new(false));
-        let (tx, rx) = channel::<Done>();
-        let stop = Arc::clone(&cancel);
-        let run_tx = tx.clone();
-        let work = move || {
-            let run = threads::run(threads, || {
-                texts
-                    .par_iter()
-                    .enumerate()
-                    .for_each_with(tx, |tx, (i, t)| {
-                        if stop.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        let done =
-                            catch_unwind(AssertUnwindSafe(|| chunk_text(t, &spec, enc.clone())));
-                        // The receiver is gone only when the iterator was dropped.
-                        let _ = tx.send((i, done));
-                    });
-                Ok(())
+        let helpers = threads::count(threads::checked(threads).or_raise(py)?) - 1;
+        let work = Arc::new(Work {
+            spec: spec::parse(spec)?,
+            enc: hf::source(encoding)?,
+            texts,
+            claimed: AtomicUsize::new(0),
+            cancel: AtomicBool::new(false),
+        });
+        let (tx, rx) = channel();
+        for _ in 0..helpers {
+            let (work, tx) = (Arc::clone(&work), tx.clone());
+            rayon::spawn(move || {
+                while let Some(done) = work.cut_next() {
+                    // The receiver is gone only when the iterator was dropped.
+                    if tx.send(done).is_err() {
+                        break;
+                    }
+                }
             });
-            if let Err(e) = run {
-                let _ = run_tx.send((RUN, Ok(Err(e))));
-            }
-        };
-        if threads::count(threads) == 1 {
-            // One thread means one core: cut everything here, nothing beside the caller.
-            py.detach(work);
-        } else {
-            std::thread::Builder::new()
-                .name("ferrochunk-chunk-many".into())
-                .spawn(work)
-                .map_err(|e| Error::InvalidConfig {
-                    field: "threads",
-                    value: e.to_string(),
-                    expected: "a thread the system can start",
-                })
-                .or_raise(py)?;
         }
         Ok(PyChunkManyIter {
+            work,
             state: Mutex::new(Receiving {
-                rx: Some(rx),
+                rx,
                 early: HashMap::new(),
                 next: 0,
             }),
-            total,
-            cancel,
         })
     })
 }
@@ -254,31 +257,32 @@ impl PyChunkManyIter {
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<PyBatch<'py>>> {
         guard(py, "chunk_many_iter", || {
             let stopped = || Error::Internal {
-                message: "chunk_many_iter: the worker threads stopped early".into(),
+                message: "chunk_many_iter: the helper threads stopped early".into(),
             };
             // The state is locked and waited on without the GIL: a second thread that
             // calls next() waits for the lock without holding the GIL this one needs.
             let next = py
-                .detach(|| -> Result<Option<std::thread::Result<Result<Batch>>>> {
+                .detach(|| -> Result<Option<Cut>> {
                     let mut state = self.state.lock().map_err(|_| stopped())?;
-                    if state.next >= self.total {
+                    let want = state.next;
+                    if want >= self.work.texts.len() {
                         return Ok(None);
                     }
-                    let want = state.next;
                     let done = loop {
+                        while let Ok((i, done)) = state.rx.try_recv() {
+                            state.early.insert(i, done);
+                        }
                         if let Some(done) = state.early.remove(&want) {
                             break done;
                         }
-                        let rx = state.rx.take().ok_or_else(stopped)?;
-                        let got = rx.recv();
-                        state.rx = Some(rx);
-                        match got {
-                            Ok((RUN, done)) | Ok((_, done @ Err(_))) => break done,
-                            Ok((i, done)) => {
-                                state.early.insert(i, done);
-                            }
-                            Err(_) => return Err(stopped()),
+                        // Not ready: cut the next unclaimed text here rather than wait.
+                        if let Some((i, done)) = self.work.cut_next() {
+                            state.early.insert(i, done);
+                            continue;
                         }
+                        // All claimed: a helper is cutting `want`, so wait for it.
+                        let (i, done) = state.rx.recv().map_err(|_| stopped())?;
+                        state.early.insert(i, done);
                     };
                     state.next += 1;
                     Ok(Some(done))
@@ -295,7 +299,7 @@ impl PyChunkManyIter {
 
 impl Drop for PyChunkManyIter {
     fn drop(&mut self) {
-        self.cancel.store(true, Ordering::Relaxed);
+        self.work.cancel.store(true, Ordering::Relaxed);
     }
 }
 

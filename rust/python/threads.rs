@@ -53,18 +53,28 @@ pub fn count(threads: Option<usize>) -> usize {
     }
 }
 
-/// Runs `f` with at most `threads` threads.
+/// `threads` itself, unless it is `Some(0)`.
 ///
 /// # Errors
-/// [`Error::InvalidConfig`] for `threads == 0` or a pool that cannot start.
-pub fn run<T: Send>(threads: Option<usize>, f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+/// [`Error::InvalidConfig`] for `threads == 0`.
+pub fn checked(threads: Option<usize>) -> Result<Option<usize>> {
     match threads {
-        None => f(),
         Some(0) => Err(Error::InvalidConfig {
             field: "threads",
             value: "0".into(),
             expected: "None or an integer >= 1",
         }),
+        _ => Ok(threads),
+    }
+}
+
+/// Runs `f` with at most `threads` threads.
+///
+/// # Errors
+/// [`Error::InvalidConfig`] for `threads == 0` or a pool that cannot start.
+pub fn run<T: Send>(threads: Option<usize>, f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    match checked(threads)? {
+        None => f(),
         Some(n) => {
             let n = count(Some(n));
             // The global pool is sized by RAYON_NUM_THREADS when that is set.
