@@ -234,8 +234,10 @@ def test_chunk_many_equals_chunk_for_every_config(config):
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)
 @given(text=TEXT, piece=st.integers(1, 40), lone=st.booleans())
 def test_chunk_streams_a_long_text_with_the_same_chunks(config, text, piece, lone):
-    """chunk() cuts a text past _STREAM_FROM characters as a stream of slices; shrinking
-    the threshold sends these short texts that way, against the in-memory path."""
+    """chunk() cuts a text past _STREAM_FROM characters as a stream of UTF-8 blocks (of
+    character slices when it has a lone surrogate); shrinking the threshold sends these
+    short texts that way, against the in-memory path. Blocks of a few bytes split
+    characters."""
     from ferrochunk import pipeline
 
     if lone:
@@ -246,4 +248,18 @@ def test_chunk_streams_a_long_text_with_the_same_chunks(config, text, piece, lon
     with pytest.MonkeyPatch.context() as m:
         m.setattr(pipeline, "_STREAM_FROM", 0)
         m.setattr(pipeline, "_STREAM_PIECE", piece)
+        m.setattr(pipeline, "_STREAM_BYTES", piece)
         assert fc.chunk(text, config) == whole
+
+
+@pytest.mark.parametrize(("start", "end"), [(3, 2), (0, 9), (9, None)])
+def test_push_bytes_refuses_a_range_outside_its_data(start, end):
+    from ferrochunk import _native
+
+    stream = _native.Stream(fc.Recursive(8), "cl100k_base")
+    with pytest.raises(fc.errors.ConfigError, match=r"start, end must be a range within"):
+        stream.push_bytes(b"abcdefgh", start, end)
+    # Nothing was pushed: the stream goes on as if the call had not been made.
+    stream.push_bytes(b"one two", 0, 3)
+    stream.push_bytes(b"one two", 3)
+    assert stream.bytes_seen == 7

@@ -42,11 +42,13 @@ __all__ = [
 _BACKENDS = ("native", "reference")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 DEFAULT_BUFFER = 1 << 20
-# chunk() cuts a text longer than this many characters as a stream of slices of
-# _STREAM_PIECE characters: the same chunks (chunk_stream's contract), with a working set
-# bounded like chunk_file's instead of token arrays for the whole text.
+# chunk() cuts a text longer than this many characters as a stream of _STREAM_BYTES
+# blocks of its UTF-8 (of _STREAM_PIECE-character slices if it has lone surrogates): the
+# same chunks (chunk_stream's contract), with a working set bounded like chunk_file's
+# instead of token arrays for the whole text.
 _STREAM_FROM = 1 << 23
 _STREAM_PIECE = 1 << 20
+_STREAM_BYTES = 1 << 20
 
 
 def _require_config(config: Any) -> Config:
@@ -243,9 +245,9 @@ def _run(text: str, config: Config, tok: Tokenizer, backend: str) -> Batch:
 
 
 def _chunks_of(text: str, config: Config, tok: Tokenizer, backend: str) -> list[Chunk]:
-    if backend == "native" and tok._native_source is not None and len(text) > _STREAM_FROM:
-        step = _STREAM_PIECE
-        return list(_stream((text[i : i + step] for i in range(0, len(text), step)), config, tok))
+    source = tok._native_source
+    if backend == "native" and source is not None and len(text) > _STREAM_FROM:
+        return _long(text, config, tok, source)
     if backend == "native" and tok._native_source is not None:
         batch, safe = utf8_call(lambda t: _run(t, config, tok, backend), text)
     else:
@@ -257,6 +259,29 @@ def _chunks_of(text: str, config: Config, tok: Tokenizer, backend: str) -> list[
     found = _surrogates(text)
     joiner = getattr(config, "joiner", "")
     return [_restore(c, found, joiner) for c in chunks]
+
+
+def _long(
+    text: str, config: Config, tok: Tokenizer, source: str | _native.HfTokenizer
+) -> list[Chunk]:
+    """A long text as a stream: one UTF-8 encoding of it (dropped on return, not cached
+    on the caller's ``str``), read a block at a time in place. A text with lone
+    surrogates has no UTF-8 form; it streams as character slices, each put back."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        step = _STREAM_PIECE
+        return list(_stream((text[i : i + step] for i in range(0, len(text), step)), config, tok))
+    stream = _native_stream(config, source)
+    out: list[Chunk] = []
+    # Paused for the whole run, not per block: between blocks, collections would traverse
+    # every chunk kept so far, again and again.
+    with gc_paused():
+        for at in range(0, len(data), _STREAM_BYTES):
+            end = min(at + _STREAM_BYTES, len(data))
+            out += _build(config, stream.push_bytes(data, at, end))
+        out += _build(config, stream.finish())
+    return out
 
 
 def _checked(

@@ -374,8 +374,26 @@ impl PyStream {
         to_python(py, batch)
     }
 
-    fn push_bytes<'py>(&self, py: Python<'py>, data: PyBackedBytes) -> PyResult<PyBatch<'py>> {
-        let batch = self.with(py, "Stream.push_bytes", |p| p.push_bytes(&data))?;
+    /// `data[start:end]`, read in place: `chunk()` of a long text hands over one
+    /// encoding of it a block at a time, without copying each block.
+    #[pyo3(signature = (data, start=0, end=None))]
+    fn push_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        data: PyBackedBytes,
+        start: usize,
+        end: Option<usize>,
+    ) -> PyResult<PyBatch<'py>> {
+        let end = end.unwrap_or(data.len());
+        let Some(block) = data.get(start..end) else {
+            return Err(Error::InvalidConfig {
+                field: "start, end",
+                value: format!("{start}, {end} over {} bytes", data.len()),
+                expected: "a range within the data",
+            })
+            .or_raise(py);
+        };
+        let batch = self.with(py, "Stream.push_bytes", |p| p.push_bytes(block))?;
         to_python(py, batch)
     }
 
