@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 import ferrochunk as fc
 
 CONFIGS = [
@@ -64,3 +66,23 @@ def test_two_threads_share_one_chunk_many_iter():
         w.join(timeout=120)
     assert not any(w.is_alive() for w in workers)
     assert len(taken) == len(texts)
+
+
+def _plain(batch: tuple) -> tuple:
+    table, spans, texts, meta = batch
+    return table.tolist(), spans.tolist(), texts, meta
+
+
+def test_chunk_many_iter_cuts_on_the_caller_alone_and_beside_a_helper():
+    """threads=1 starts no helper: the caller cuts every text as it asks for it. threads=2
+    adds one helper that claims texts in order beside it. Both give chunk_many's batches
+    in text order; a thread count of 0 is refused."""
+    from ferrochunk import _native
+
+    config = fc.Recursive(20, overlap_tokens=2)
+    expected = [_plain(b) for b in _native.chunk_many(TEXTS, config, "cl100k_base", 1)]
+    for threads in (1, 2, None):
+        got = _native.chunk_many_iter(TEXTS, config, "cl100k_base", threads)
+        assert [_plain(b) for b in got] == expected
+    with pytest.raises(fc.errors.ConfigError, match="threads must be None or an integer >= 1"):
+        _native.chunk_many_iter(TEXTS, config, "cl100k_base", 0)
