@@ -210,7 +210,7 @@ def test_chunk_many_on_threads_keeps_text_order():
     assert fc.chunk_many(texts, config) == expected
 
 
-def test_a_dropped_chunk_many_iterator_stops_its_workers():
+def test_a_dropped_chunk_many_iterator_leaves_the_next_call_whole():
     from ferrochunk import _native
 
     spec = fc.TokenWindows(8)
@@ -236,8 +236,8 @@ def test_chunk_many_equals_chunk_for_every_config(config):
 def test_chunk_streams_a_long_text_with_the_same_chunks(config, text, piece, lone):
     """chunk() cuts a text past _STREAM_FROM characters as a stream of UTF-8 blocks (of
     character slices when it has a lone surrogate); shrinking the threshold sends these
-    short texts that way, against the in-memory path. Blocks of a few bytes split
-    characters."""
+    short texts that way, against the in-memory path, in blocks of a few bytes (each
+    moved on to the end of a character)."""
     from ferrochunk import pipeline
 
     if lone:
@@ -252,13 +252,14 @@ def test_chunk_streams_a_long_text_with_the_same_chunks(config, text, piece, lon
         assert fc.chunk(text, config) == whole
 
 
-@pytest.mark.parametrize(("start", "end"), [(3, 2), (0, 9), (9, None)])
+@pytest.mark.parametrize(("start", "end"), [(3, 2), (0, 9), (9, None), (-1, None), (0, -1)])
 def test_push_bytes_refuses_a_range_outside_its_data(start, end):
     from ferrochunk import _native
 
     stream = _native.Stream(fc.Recursive(8), "cl100k_base")
-    with pytest.raises(fc.errors.ConfigError, match=r"start, end must be a range within"):
+    with pytest.raises(fc.errors.ConfigError, match=r"start, end must be 0 <= start <= end") as e:
         stream.push_bytes(b"abcdefgh", start, end)
+    assert f"start={start}, end={end}, len(data)=8" in str(e.value)
     # Nothing was pushed: the stream goes on as if the call had not been made.
     stream.push_bytes(b"one two", 0, 3)
     stream.push_bytes(b"one two", 3)

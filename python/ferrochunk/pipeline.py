@@ -271,15 +271,21 @@ def _long(
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         step = _STREAM_PIECE
-        return list(_stream((text[i : i + step] for i in range(0, len(text), step)), config, tok))
+        slices = (text[i : i + step] for i in range(0, len(text), step))
+        with gc_paused():
+            return list(_stream(slices, config, tok))
     stream = _native_stream(config, source)
     out: list[Chunk] = []
     # Paused for the whole run, not per block: between blocks, collections would traverse
-    # every chunk kept so far, again and again.
+    # the chunks kept so far again and again.
     with gc_paused():
-        for at in range(0, len(data), _STREAM_BYTES):
+        at = 0
+        while at < len(data):
             end = min(at + _STREAM_BYTES, len(data))
+            while end < len(data) and data[end] & 0xC0 == 0x80:
+                end += 1  # a block ends on a character: the next is read without a copy
             out += _build(config, stream.push_bytes(data, at, end))
+            at = end
         out += _build(config, stream.finish())
     return out
 

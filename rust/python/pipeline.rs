@@ -165,7 +165,7 @@ struct Work {
     spec: Spec,
     enc: Tokens,
     /// The first text nobody has claimed yet. Texts are claimed in order, so batches
-    /// come out about when the caller wants them.
+    /// come out in about the order the caller wants them.
     claimed: AtomicUsize,
     /// Set when the iterator is dropped: nobody claims another text.
     cancel: AtomicBool,
@@ -174,7 +174,10 @@ struct Work {
 impl Work {
     /// Claims the next text and cuts it; `None` once all are claimed (or cancelled).
     fn cut_next(&self) -> Option<(usize, Cut)> {
-        if self.cancel.load(Ordering::Relaxed) {
+        // Checked first, so the counter stops growing once the texts run out.
+        if self.cancel.load(Ordering::Relaxed)
+            || self.claimed.load(Ordering::Relaxed) >= self.texts.len()
+        {
             return None;
         }
         let i = self.claimed.fetch_add(1, Ordering::Relaxed);
@@ -188,7 +191,7 @@ impl Work {
 }
 
 /// `chunk_many` as an iterator of batches in text order, for `threads` threads in all:
-/// `threads - 1` helpers on rayon's pool cut texts in the background, and the caller
+/// `threads - 1` helpers (`threads::spawn`) cut texts in the background, and the caller
 /// cuts the next unclaimed text itself whenever the batch it wants is not ready. The
 /// caller also turns batches into `Chunk`s under the GIL, so that serial part overlaps
 /// the helpers' cutting, and no more threads than `threads` want a core at once (an
@@ -226,17 +229,21 @@ pub fn py_chunk_many_iter(
             cancel: AtomicBool::new(false),
         });
         let (tx, rx) = channel();
-        for _ in 0..helpers {
-            let (work, tx) = (Arc::clone(&work), tx.clone());
-            rayon::spawn(move || {
-                while let Some(done) = work.cut_next() {
-                    // The receiver is gone only when the iterator was dropped.
-                    if tx.send(done).is_err() {
-                        break;
-                    }
+        // A helper still queued when the iterator is dropped finds the texts gone
+        // rather than keeping them alive until it runs.
+        let weak = Arc::downgrade(&work);
+        threads::spawn(helpers, move || {
+            let Some(work) = weak.upgrade() else {
+                return;
+            };
+            while let Some(done) = work.cut_next() {
+                // The receiver is gone only when the iterator was dropped.
+                if tx.send(done).is_err() {
+                    break;
                 }
-            });
-        }
+            }
+        })
+        .or_raise(py)?;
         Ok(PyChunkManyIter {
             work,
             state: Mutex::new(Receiving {
@@ -381,15 +388,18 @@ impl PyStream {
         &self,
         py: Python<'py>,
         data: PyBackedBytes,
-        start: usize,
-        end: Option<usize>,
+        start: i64,
+        end: Option<i64>,
     ) -> PyResult<PyBatch<'py>> {
-        let end = end.unwrap_or(data.len());
-        let Some(block) = data.get(start..end) else {
+        let range = usize::try_from(start)
+            .ok()
+            .zip(end.map_or(Some(data.len()), |e| usize::try_from(e).ok()));
+        let Some(block) = range.and_then(|(a, b)| data.get(a..b)) else {
+            let end = end.map_or_else(|| "None".to_string(), |e| e.to_string());
             return Err(Error::InvalidConfig {
                 field: "start, end",
-                value: format!("{start}, {end} over {} bytes", data.len()),
-                expected: "a range within the data",
+                value: format!("start={start}, end={end}, len(data)={}", data.len()),
+                expected: "0 <= start <= end <= len(data)",
             })
             .or_raise(py);
         };

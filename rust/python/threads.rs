@@ -5,7 +5,8 @@
 //! contention, and a request for a million threads must not try to start them.
 //! `n` gets exactly `n` threads: the global pool when it has that many, else a
 //! pool of that size, kept and shared by later calls of the same size (one such
-//! pool at a time, so varying sizes do not pile up threads).
+//! pool at a time, so varying sizes do not pile up threads). [`spawn`] starts
+//! background jobs on the same terms.
 
 use std::sync::{Arc, Mutex};
 
@@ -85,4 +86,30 @@ pub fn run<T: Send>(threads: Option<usize>, f: impl FnOnce() -> Result<T> + Send
             }
         }
     }
+}
+
+/// Starts `job` `n` times in the background, each on its own thread: rayon's global
+/// pool when it has at least `n`, else the kept pool of `n` (so `RAYON_NUM_THREADS`
+/// below `n` does not leave jobs queued behind each other).
+///
+/// # Errors
+/// [`Error::InvalidConfig`] for a pool that cannot start.
+pub fn spawn(n: usize, job: impl Fn() + Send + Sync + 'static) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    let job = Arc::new(job);
+    let own = if n <= rayon::current_num_threads() {
+        None
+    } else {
+        Some(pool(n)?)
+    };
+    for _ in 0..n {
+        let job = Arc::clone(&job);
+        match &own {
+            None => rayon::spawn(move || job()),
+            Some(p) => p.spawn(move || job()),
+        }
+    }
+    Ok(())
 }
