@@ -248,7 +248,7 @@ def _chunks_of(text: str, config: Config, tok: Tokenizer, backend: str) -> list[
     source = tok._native_source
     if backend == "native" and source is not None and len(text) > _STREAM_FROM:
         return _long(text, config, tok, source)
-    if backend == "native" and tok._native_source is not None:
+    if backend == "native" and source is not None:
         batch, safe = utf8_call(lambda t: _run(t, config, tok, backend), text)
     else:
         safe = utf8_safe(text)
