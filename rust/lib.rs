@@ -12,11 +12,14 @@
 //! - `compat`: the upstream families' algorithms, bug for bug.
 //! - `python` (behind the `python` cargo feature): the bindings, the only code
 //!   that talks to the interpreter.
+//! - `alloc`: the extension's allocator (mimalloc for small blocks, the system's for
+//!   large ones), the one module that allows `unsafe`.
 
 // PyO3's macros emit `allow(unsafe_code)`, which `forbid` would reject: the crate
 // denies it, and each core module forbids it.
 #![deny(unsafe_code)]
 
+pub mod alloc;
 pub mod compat;
 pub mod contracts;
 pub mod error;

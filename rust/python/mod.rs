@@ -18,6 +18,10 @@ mod threads;
 mod tokenize;
 mod voltagent;
 
+// The extension allocates through `crate::alloc` (why: there).
+#[global_allocator]
+static ALLOCATOR: crate::alloc::BySize = crate::alloc::BySize;
+
 #[pymodule]
 #[pyo3(name = "_native")]
 fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
