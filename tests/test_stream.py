@@ -252,15 +252,28 @@ def test_chunk_streams_a_long_text_with_the_same_chunks(config, text, piece, lon
         assert fc.chunk(text, config) == whole
 
 
-@pytest.mark.parametrize(("start", "end"), [(3, 2), (0, 9), (9, None), (-1, None), (0, -1)])
-def test_push_bytes_refuses_a_range_outside_its_data(start, end):
+@pytest.mark.parametrize(
+    ("start", "size", "field"),
+    [(-1, 4, "start"), (9, 4, "start"), (2, 4, "start"), (0, 0, "size"), (0, -3, "size")],
+)
+def test_push_block_refuses_a_start_off_a_character_or_an_empty_size(start, size, field):
     from ferrochunk import _native
 
     stream = _native.Stream(fc.Recursive(8), "cl100k_base")
-    with pytest.raises(fc.errors.ConfigError, match=r"start, end must be 0 <= start <= end") as e:
-        stream.push_bytes(b"abcdefgh", start, end)
-    assert f"start={start}, end={end}, len(data)=8" in str(e.value)
+    text = "aé€b"  # 1 + 2 + 3 + 1 bytes: offset 2 is inside é
+    with pytest.raises(fc.errors.ConfigError, match=rf"^{field} must be ") as e:
+        stream.push_block(text, start, size)
+    assert str(start if field == "start" else size) in str(e.value)
     # Nothing was pushed: the stream goes on as if the call had not been made.
-    stream.push_bytes(b"one two", 0, 3)
-    stream.push_bytes(b"one two", 3)
-    assert stream.bytes_seen == 7
+    assert stream.bytes_seen == 0
+
+
+def test_push_block_ends_on_a_character_and_says_where_the_next_starts():
+    from ferrochunk import _native
+
+    stream = _native.Stream(fc.Recursive(8), "cl100k_base")
+    text = "aé€b"
+    assert stream.push_block(text, 0, 2)[1] == 3  # 2 is inside é: the block runs on to 3
+    assert stream.push_block(text, 3, 1)[1] == 6  # € is 3 bytes
+    assert stream.push_block(text, 6, 100)[1] is None  # the last block
+    assert stream.bytes_seen == len(text.encode())

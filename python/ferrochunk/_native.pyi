@@ -101,9 +101,13 @@ class Stream:
 
     def __new__(cls, spec: _Spec, encoding: str | HfTokenizer) -> Stream: ...
     def push(self, piece: str) -> _Batch: ...
-    def push_bytes(self, data: bytes, start: int = 0, end: int | None = None) -> _Batch:
-        """UTF-8 bytes ``data[start:end]`` (``0 <= start <= end <= len(data)``, no negative
-        indices), split anywhere (``InputDecodeError`` with the offset if invalid)."""
+    def push_bytes(self, data: bytes) -> _Batch:
+        """UTF-8 bytes, split anywhere (``InputDecodeError`` with the offset if invalid)."""
+    def push_block(self, text: str, start: int, size: int) -> tuple[_Batch, int | None]:
+        """``text``'s UTF-8 from byte ``start`` (a character boundary) to the first
+        boundary at or after ``start + size``, read in place from the UTF-8 CPython keeps
+        on the ``str``: the batch, and where the next block starts (``None`` after the
+        last)."""
     def finish(self) -> _Batch: ...
     @property
     def bytes_seen(self) -> int: ...

@@ -264,28 +264,25 @@ def _chunks_of(text: str, config: Config, tok: Tokenizer, backend: str) -> list[
 def _long(
     text: str, config: Config, tok: Tokenizer, source: str | _native.HfTokenizer
 ) -> list[Chunk]:
-    """A long text as a stream: one UTF-8 encoding of it (dropped on return, not cached
-    on the caller's ``str``), read a block at a time in place. A text with lone
-    surrogates has no UTF-8 form; it streams as character slices, each put back."""
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        step = _STREAM_PIECE
-        slices = (text[i : i + step] for i in range(0, len(text), step))
-        with gc_paused():
-            return list(_stream(slices, config, tok))
+    """A long text as a stream, read a block at a time in place from the UTF-8 CPython
+    keeps on the ``str`` (as for any text ``chunk()`` reads). A text with lone surrogates
+    has no UTF-8 form; it streams as character slices, each put back."""
     stream = _native_stream(config, source)
     out: list[Chunk] = []
     # Paused for the whole run, not per block: between blocks, collections would traverse
     # the chunks kept so far again and again.
     with gc_paused():
-        at = 0
-        while at < len(data):
-            end = min(at + _STREAM_BYTES, len(data))
-            while end < len(data) and data[end] & 0xC0 == 0x80:
-                end += 1  # a block ends on a character: the next is read without a copy
-            out += _build(config, stream.push_bytes(data, at, end))
-            at = end
+        try:
+            batch, at = stream.push_block(text, 0, _STREAM_BYTES)
+        except UnicodeEncodeError:
+            step = _STREAM_PIECE
+            return list(
+                _stream((text[i : i + step] for i in range(0, len(text), step)), config, tok)
+            )
+        out += _build(config, batch)
+        while at is not None:
+            batch, at = stream.push_block(text, at, _STREAM_BYTES)
+            out += _build(config, batch)
         out += _build(config, stream.finish())
     return out
 

@@ -381,30 +381,49 @@ impl PyStream {
         to_python(py, batch)
     }
 
-    /// `data[start:end]`, read in place: `chunk()` of a long text hands over one
-    /// encoding of it a block at a time, without copying each block.
-    #[pyo3(signature = (data, start=0, end=None))]
-    fn push_bytes<'py>(
+    fn push_bytes<'py>(&self, py: Python<'py>, data: PyBackedBytes) -> PyResult<PyBatch<'py>> {
+        let batch = self.with(py, "Stream.push_bytes", |p| p.push_bytes(&data))?;
+        to_python(py, batch)
+    }
+
+    /// `text`'s UTF-8 from byte `start` to the first character boundary at or after
+    /// `start + size` (or its end), read in place from the UTF-8 CPython keeps on the
+    /// `str`: `chunk()` of a long text hands it over a block at a time. Returns the batch
+    /// and where the next block starts (`None` after the last).
+    fn push_block<'py>(
         &self,
         py: Python<'py>,
-        data: PyBackedBytes,
+        text: PyBackedStr,
         start: i64,
-        end: Option<i64>,
-    ) -> PyResult<PyBatch<'py>> {
-        let range = usize::try_from(start)
+        size: i64,
+    ) -> PyResult<(PyBatch<'py>, Option<usize>)> {
+        let len = text.len();
+        let Some(start) = usize::try_from(start)
             .ok()
-            .zip(end.map_or(Some(data.len()), |e| usize::try_from(e).ok()));
-        let Some(block) = range.and_then(|(a, b)| data.get(a..b)) else {
-            let end = end.map_or_else(|| "None".to_string(), |e| e.to_string());
+            .filter(|&s| s <= len && text.is_char_boundary(s))
+        else {
             return Err(Error::InvalidConfig {
-                field: "start, end",
-                value: format!("start={start}, end={end}, len(data)={}", data.len()),
-                expected: "0 <= start <= end <= len(data)",
+                field: "start",
+                value: format!("{start} (UTF-8 length {len})"),
+                expected: "a byte offset of a character boundary in text",
             })
             .or_raise(py);
         };
-        let batch = self.with(py, "Stream.push_bytes", |p| p.push_bytes(block))?;
-        to_python(py, batch)
+        let Some(size) = usize::try_from(size).ok().filter(|&s| s > 0) else {
+            return Err(Error::InvalidConfig {
+                field: "size",
+                value: size.to_string(),
+                expected: "an integer >= 1",
+            })
+            .or_raise(py);
+        };
+        let mut end = start.saturating_add(size).min(len);
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        let block = &text[start..end];
+        let batch = self.with(py, "Stream.push_block", |p| p.push_str(block))?;
+        Ok((to_python(py, batch)?, (end < len).then_some(end)))
     }
 
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<PyBatch<'py>> {
