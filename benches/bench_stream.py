@@ -129,8 +129,9 @@ def hundred_mb(multilingual: str, sizes: dict[str, int]) -> tuple[Path, str]:
 def test_stream_against_memory(benchmark, multilingual, hundred_mb, name, how):
     """Each config four ways in one group, so the sizes compare within one run: the
     100 MB file streamed, the same 100 MB in memory, and its 1 MB block in memory, as
-    the same ``str`` every round (CPython keeps its UTF-8 after the first) and as a new
-    ``str`` every round (encoded each time, as the 100 MB text is)."""
+    the same ``str`` every round (CPython keeps its UTF-8 after the first, and the 100 MB
+    ``str`` is met again too: the fixture keeps one) and as a new ``str`` every round
+    (encoded each time, as any text is on its first call)."""
     path, text = hundred_mb
     if how.startswith("chunk 1 MB"):
         text = multilingual
