@@ -22,9 +22,10 @@ mod table_hash;
 mod patterns;
 
 /// Slots for keys by their hashes under the perfect-hash layout (`table_hash.rs`):
-/// (pilots, slot of each key, slot count). Buckets are placed largest first, each with the
-/// first pilot that puts all its keys in free slots.
-fn perfect_layout(hashes: &[u64]) -> std::io::Result<(Vec<u16>, Vec<usize>, usize)> {
+/// (bucket words, slot of each key, slot count). Buckets are placed largest first, each
+/// with the first pilot that puts all its keys in free slots; a bucket's word is its pilot
+/// and, above it, the mask of its keys' `bucket_bit`s.
+fn perfect_layout(hashes: &[u64]) -> std::io::Result<(Vec<u32>, Vec<usize>, usize)> {
     let n = hashes.len();
     let (buckets, slots) = table_hash::perfect_sizes(n);
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); buckets];
@@ -56,19 +57,15 @@ fn perfect_layout(hashes: &[u64]) -> std::io::Result<(Vec<u16>, Vec<usize>, usiz
         }
         pilots[b] = pilot;
     }
-    Ok((pilots, place, slots))
+    let mut words: Vec<u32> = pilots.iter().map(|&p| u32::from(p)).collect();
+    for &h in hashes {
+        words[table_hash::perfect_bucket(h, buckets)] |= table_hash::bucket_bit(h) << 16;
+    }
+    Ok((words, place, slots))
 }
 
 /// Tokens per block of the token-start table (`Tables::token`).
 const TOKEN_BLOCK: usize = 16;
-
-/// Pilots as little-endian u16s, two to a word.
-fn pilot_words(pilots: &[u16]) -> Vec<u32> {
-    pilots
-        .chunks(2)
-        .map(|c| u32::from(c[0]) | u32::from(c.get(1).copied().unwrap_or(0)) << 16)
-        .collect()
-}
 
 fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io::Result<()> {
     let n = bpe.bpe.num_tokens();
@@ -100,7 +97,7 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
     // piece of up to eight bytes is found without reading the token's bytes. An empty
     // slot's last word is u32::MAX.
     let hashes: Vec<u64> = tokens.iter().map(|t| table_hash::hash_bytes(t)).collect();
-    let (vocab_pilots, place, vocab_slots) = perfect_layout(&hashes)?;
+    let (vocab_buckets, place, vocab_slots) = perfect_layout(&hashes)?;
     let mut vocab = vec![u32::MAX; vocab_slots * 3];
     for (id, t) in tokens.iter().enumerate() {
         assert!(
@@ -129,7 +126,7 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         .iter()
         .map(|&(key, _)| table_hash::hash_pair(key))
         .collect();
-    let (pair_pilots, place, pair_slots) = perfect_layout(&hashes)?;
+    let (pair_buckets, place, pair_slots) = perfect_layout(&hashes)?;
     let mut slots = vec![u64::MAX; pair_slots];
     for (&(key, id), &i) in pairs.iter().zip(&place) {
         let (left, right) = (key >> 32, key & 0xFFFF_FFFF);
@@ -163,9 +160,9 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         n as u32,
         all.len() as u32,
         vocab_slots as u32,
-        vocab_pilots.len() as u32,
+        vocab_buckets.len() as u32,
         pair_slots as u32,
-        pair_pilots.len() as u32,
+        pair_buckets.len() as u32,
         (char_masks.len() / 4) as u32,
     ] {
         put(v)?;
@@ -174,11 +171,11 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         .iter()
         .chain(&length_words)
         .chain(&vocab)
-        .chain(&pilot_words(&vocab_pilots))
+        .chain(&vocab_buckets)
         .chain(&byte_ids)
         .chain(&byte_pairs)
         .chain(&pair_table)
-        .chain(&pilot_words(&pair_pilots))
+        .chain(&pair_buckets)
         .chain(&chars)
         .chain(&char_masks)
     {

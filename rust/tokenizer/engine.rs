@@ -45,6 +45,11 @@ impl Engine {
         self.tables.num_tokens()
     }
 
+    #[cfg(test)]
+    pub(crate) fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
     /// The bytes of a token (ids come from this engine, so they are in range).
     pub(crate) fn token_bytes(&self, id: u32) -> &'static [u8] {
         self.tables.token(id)

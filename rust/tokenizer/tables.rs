@@ -2,7 +2,7 @@
 //! hashes nothing, and only the pages a text needs are ever touched.
 
 use super::table_hash::{
-    hash_pair, hash_with_prefix, perfect_bucket, perfect_slot, prefix_word_at,
+    bucket_bit, hash_pair, hash_with_prefix, perfect_bucket, perfect_slot, prefix_word_at,
 };
 
 /// A little-endian `u32` array inside the binary.
@@ -47,21 +47,22 @@ pub(crate) struct Tables {
     char_masks: Words,
 }
 
-/// A table whose slots a perfect hash assigns: the slots, and a 16-bit pilot per bucket.
+/// A table whose slots a perfect hash assigns: the slots, and a word per bucket (its pilot,
+/// and its keys' mask above it).
 struct Perfect {
     slots: Words,
     slot_count: usize,
-    pilots: &'static [u8],
-    buckets: usize,
+    buckets: Words,
+    bucket_count: usize,
 }
 
 impl Perfect {
-    /// The slot a key's hash may be in (the caller compares the key).
+    /// The slot a key's hash may be in (the caller compares the key), or `None` when the
+    /// bucket's key mask rules the key out.
     #[inline(always)]
-    fn slot(&self, h: u64) -> usize {
-        let b = perfect_bucket(h, self.buckets);
-        let pilot = u16::from_le_bytes([self.pilots[2 * b], self.pilots[2 * b + 1]]);
-        perfect_slot(h, pilot, self.slot_count)
+    fn slot(&self, h: u64) -> Option<usize> {
+        let word = self.buckets.get(perfect_bucket(h, self.bucket_count));
+        (word >> 16 & bucket_bit(h) != 0).then(|| perfect_slot(h, word as u16, self.slot_count))
     }
 }
 
@@ -88,16 +89,16 @@ impl Tables {
         let vocab = Perfect {
             slots: take(&mut data, vocab_slots * 3),
             slot_count: vocab_slots,
-            pilots: take(&mut data, vocab_buckets.div_ceil(2)).0,
-            buckets: vocab_buckets,
+            buckets: take(&mut data, vocab_buckets),
+            bucket_count: vocab_buckets,
         };
         let byte_ids = take(&mut data, 256);
         let byte_pairs = take(&mut data, 1 << 16);
         let pairs = Perfect {
             slots: take(&mut data, pair_slots * 2),
             slot_count: pair_slots,
-            pilots: take(&mut data, pair_buckets.div_ceil(2)).0,
-            buckets: pair_buckets,
+            buckets: take(&mut data, pair_buckets),
+            bucket_count: pair_buckets,
         };
         let chars = take(&mut data, 2 << 16);
         let char_masks = take(&mut data, masks * 4);
@@ -164,7 +165,7 @@ impl Tables {
             return None; // no token is this long (build.rs checks)
         }
         let (lo, hi, len) = (word as u32, (word >> 32) as u32, n as u32);
-        let i = self.vocab.slot(hash_with_prefix(word, piece));
+        let i = self.vocab.slot(hash_with_prefix(word, piece))?;
         let slots = self.vocab.slots;
         let meta = slots.get(3 * i + 2);
         if meta >> 24 == len && slots.get(3 * i) == lo && slots.get(3 * i + 1) == hi {
@@ -185,9 +186,12 @@ impl Tables {
             return u32::MAX; // no token has such an id, and the key below needs 21 bits each
         }
         let key = u64::from(left) << 21 | u64::from(right);
-        let i = self
+        let Some(i) = self
             .pairs
-            .slot(hash_pair((u64::from(left) << 32) | u64::from(right)));
+            .slot(hash_pair((u64::from(left) << 32) | u64::from(right)))
+        else {
+            return u32::MAX;
+        };
         let slot = self.pairs.slots.get64(i);
         if slot >> 21 == key {
             (slot & ID) as u32
@@ -252,4 +256,31 @@ pub(crate) struct CharParts {
     pub(crate) alone_right: bool,
     /// Its first token joins no token that ends with a continuation byte.
     pub(crate) alone_left: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tokenizer::Encoding;
+
+    /// Every token is found by its bytes, and every split of a token into two tokens by its
+    /// pair: the buckets' key masks must never rule out a key that is there.
+    #[test]
+    fn every_key_is_found_past_its_bucket_mask() {
+        for encoding in [Encoding::Cl100kBase, Encoding::O200kBase] {
+            let tables = encoding.load().unwrap().engine().tables();
+            for id in 0..tables.num_tokens() as u32 {
+                let bytes = tables.token(id);
+                assert_eq!(tables.lookup_in(bytes, 0, bytes.len()), Some(id));
+                for k in 1..bytes.len() {
+                    let halves = (
+                        tables.lookup_in(bytes, 0, k),
+                        tables.lookup_in(bytes, k, bytes.len()),
+                    );
+                    if let (Some(left), Some(right)) = halves {
+                        assert_eq!(tables.pair_rank(left, right), id, "{encoding:?} {id}");
+                    }
+                }
+            }
+        }
+    }
 }
