@@ -1,8 +1,8 @@
 //! Precomputes the tokenizer's tables at build time, so a process does not build them.
 //!
-//! For each embedded encoding: every token's bytes, an open-addressing table from token
-//! bytes to id, a table from (left id, right id) to the id of the joined bytes (every split
-//! of every token into two tokens: BPE's merge ranks), and the rank of every byte pair.
+//! For each embedded encoding: every token's bytes, a perfect-hash table from token bytes
+//! to id, one from (left id, right id) to the id of the joined bytes (every split of every
+//! token into two tokens: BPE's merge ranks), and the rank of every byte pair.
 //! Written little-endian to `$OUT_DIR/<name>.tables`; `rust/tokenizer/tables.rs` reads it.
 //! The split patterns (`rust/tokenizer/patterns.rs`) are compiled into dense DFAs and
 //! serialized, deflated, to `$OUT_DIR/<split>.dfa.deflate`, so no process compiles a

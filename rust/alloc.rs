@@ -7,9 +7,9 @@
 //! blocks faster. Large blocks stay with the system: glibc grows a mapped block with
 //! `mremap` (no copy, no new pages for what is already there), where mimalloc copies,
 //! which made a first `encode` of 30 MB twice as slow. mimalloc 2, not 3: 3 made a first
-//! pass of the tokenizer over new text about 4 % slower. Built with `no_thp`: mimalloc's
-//! request for transparent huge pages made the first touch of each 2 MB zero all of it,
-//! a 30-40 ms stall where a VM's host backs memory lazily.
+//! pass of the tokenizer over new text about 4 % slower. Built with `no_thp`: where THP is
+//! madvise-only, mimalloc's request for huge pages made the first touch of each 2 MB zero
+//! all of it, a 30-40 ms stall where a VM's host backs memory lazily.
 //!
 //! `GlobalAlloc` is an unsafe trait: this is the one module in the crate that allows
 //! `unsafe`. Rust passes `dealloc` and `realloc` the layout a block was allocated with,
