@@ -1,0 +1,116 @@
+"""Two builds of the extension side by side, in one process: ``python benches/ab.py OLD NEW``.
+
+OLD and NEW are paths to ``_native.abi3.so`` files (``make bench-ab OLD=<commit>`` builds
+the commit's and compares it with the working tree's). On this shared VM the speed of a
+fresh process moves by 10-30 %, so two builds timed one after the other, each in processes
+of its own, differ by more than most changes do. Here one interpreter loads both files
+(as two libraries, each with its own tables, memo and caches) and feeds every 100 KB
+document of a slice to both, alternating which goes first, each document once per build
+and each as a ``str`` of its own (as in ``first_pass.py``): a first pass for both, on one
+thread, and a slow spell lands on both sides. Two copies of one build come out within a
+few per cent of each other per slice this way.
+
+Each run is a fresh process that reads every slice in turn; the table shows NEW's speed
+over OLD's (above 1: NEW is faster), the median over ``--runs`` runs, and the runs. Each
+run also checks that both builds return the same ids for every document (a build that
+changes the tokens fails the run). Nothing is timed against a target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+SLICES = ["en", "zh", "ja", "ko", "code", "zh-unbenched", "ja-unbenched", "ko-unbenched"]
+
+
+def _load(path: str) -> ModuleType:
+    """The extension at ``path``, under the name it was built with."""
+    spec = importlib.util.spec_from_file_location("ferrochunk._native", path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"not an extension module: {path!r}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def child(old_path: str, new_path: str, encoding: str, slices: list[str], limit: int) -> None:
+    sys.path.insert(0, str(ROOT / "benches"))
+    from bench_tokenizer import _text, read_files
+    from first_pass import UNBENCHED, fresh
+
+    # Copies, so that two paths to one file (an A/A check) are still two libraries: the
+    # loader maps a file it has already loaded only once, and the two would share tables,
+    # memo and caches.
+    with tempfile.TemporaryDirectory() as tmp:
+        builds = []
+        for label, path in (("old", old_path), ("new", new_path)):
+            (Path(tmp) / label).mkdir()
+            builds.append(_load(shutil.copy(path, str(Path(tmp) / label / Path(path).name))))
+        for build in builds:
+            build.encode(encoding, "warm up the engine, not the text")
+        ratios = {}
+        for name in slices:
+            text = read_files(UNBENCHED[name], limit) if name in UNBENCHED else _text(name, limit)
+            if not text:
+                continue  # the shared corpus is not here
+            spent = [0.0, 0.0]
+            for i, doc in enumerate(text[k : k + 100_000] for k in range(0, len(text), 100_000)):
+                ids = []
+                for side in (0, 1) if i % 2 == 0 else (1, 0):
+                    text_once = fresh(doc)
+                    start = time.perf_counter()
+                    ids.append(builds[side].encode(encoding, text_once))
+                    spent[side] += time.perf_counter() - start
+                if not (ids[0] == ids[1]).all():
+                    raise SystemExit(f"{name}: the builds' {encoding} ids differ on document {i}")
+            ratios[name] = spent[0] / spent[1]
+    print(json.dumps(ratios))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("old", help="the baseline's _native.abi3.so")
+    parser.add_argument("new", help="the candidate's _native.abi3.so")
+    parser.add_argument("--encodings", default="o200k,cl100k")
+    parser.add_argument("--slices", default=",".join(SLICES))
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--limit", type=int, default=3_000_000, help="bytes per slice")
+    args = parser.parse_args()
+    if args.runs < 1:
+        parser.error(f"--runs must be at least 1, not {args.runs}")
+    for path in (args.old, args.new):
+        if not Path(path).is_file():
+            parser.error(f"no such extension file: {path!r}")
+    print("| encoding | slice | NEW speed / OLD speed (median) | runs |")
+    print("|---|---|---:|---|")
+    for encoding in args.encodings.split(","):
+        runs = []
+        for _ in range(args.runs):
+            cmd = [sys.executable, __file__, "--child", args.old, args.new, encoding,
+                   args.slices, str(args.limit)]  # fmt: skip
+            out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+            if out.returncode != 0:
+                raise SystemExit(out.stderr.strip() or f"run failed: exit {out.returncode}")
+            runs.append(json.loads(out.stdout))
+        for name in runs[0]:
+            values = [run[name] for run in runs]
+            each = ", ".join(f"{v:.3f}" for v in values)
+            print(f"| {encoding} | {name} | {statistics.median(values):.3f} | {each} |", flush=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 7 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5].split(","), int(sys.argv[6]))
+    else:
+        main()
