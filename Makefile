@@ -86,7 +86,7 @@ bench-ab: install-dev
 	rm -rf target/ab/src target/ab/wheel target/ab/old
 	git worktree prune
 	git worktree add -q --detach target/ab/src $(OLD)
-	cd target/ab/src && CARGO_TARGET_DIR=$(AB_TARGET_DIR) $(CURDIR)/$(BIN)/maturin build \
+	cd target/ab/src && CARGO_TARGET_DIR=$(AB_TARGET_DIR) $(abspath $(BIN))/maturin build \
 		--release -q -o $(CURDIR)/target/ab/wheel; status=$$?; \
 		cd $(CURDIR) && git worktree remove --force target/ab/src && exit $$status
 	$(PY) -m zipfile -e target/ab/wheel/*.whl target/ab/old
