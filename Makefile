@@ -81,16 +81,16 @@ bench-peers: install-dev
 # Two builds in one process (benches/ab.py): OLD's extension (a commit, default HEAD) built in
 # a worktree under target/ab, against the working tree's, document by document.
 OLD ?= HEAD
-AB_TARGET_DIR ?= $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR)-ab,$(CURDIR)/target/ab/cargo)
+AB_TARGET_DIR ?= $(if $(CARGO_TARGET_DIR),$(abspath $(CARGO_TARGET_DIR))-ab,$(CURDIR)/target/ab/cargo)
 bench-ab: install-dev
 	rm -rf target/ab/src target/ab/wheel target/ab/old
 	git worktree prune
 	git worktree add -q --detach target/ab/src $(OLD)
 	cd target/ab/src && CARGO_TARGET_DIR=$(AB_TARGET_DIR) $(abspath $(BIN))/maturin build \
 		--release -q -o $(CURDIR)/target/ab/wheel; status=$$?; \
-		cd $(CURDIR) && git worktree remove --force target/ab/src && exit $$status
+		cd $(CURDIR); git worktree remove --force target/ab/src; exit $$status
 	$(PY) -m zipfile -e target/ab/wheel/*.whl target/ab/old
-	$(PY) benches/ab.py target/ab/old/ferrochunk/_native.abi3.so \
+	$(PY) benches/ab.py target/ab/old/ferrochunk/_native*.so \
 		$$($(PY) -c "import ferrochunk._native as n; print(n.__file__)")
 
 # Every property test (parity, invariants, streams, tokenizer ids) with 5000 examples each.

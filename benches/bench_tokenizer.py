@@ -140,7 +140,7 @@ def test_first_pass_script_reports_both_sides():
 
 def test_ab_script_compares_a_build_with_itself() -> None:
     """``benches/ab.py`` (two builds in one process) loads the installed extension twice,
-    checks that both return the same ids and reports a ratio per slice."""
+    checks that both return the same ids and reports a row per encoding and slice."""
     import subprocess
     import sys
 
@@ -149,8 +149,9 @@ def test_ab_script_compares_a_build_with_itself() -> None:
     out = subprocess.run(
         [sys.executable, str(ROOT / "benches" / "ab.py"), _native.__file__, _native.__file__,
          "--runs", "1", "--slices", "en,zh", "--limit", "200000"],
-        capture_output=True, text=True, check=True, cwd=ROOT,
+        capture_output=True, text=True, cwd=ROOT,
     )  # fmt: skip
+    assert out.returncode == 0, out.stderr
     rows = [line.split("|")[1:-1] for line in out.stdout.splitlines()[2:]]
     assert [(r[0].strip(), r[1].strip()) for r in rows] == [
         ("o200k", "en"),
@@ -158,7 +159,6 @@ def test_ab_script_compares_a_build_with_itself() -> None:
         ("cl100k", "en"),
         ("cl100k", "zh"),
     ]
-    assert all(float(r[2]) > 0 for r in rows)
 
 
 def test_ab_script_refuses_a_missing_build(tmp_path: Path) -> None:
