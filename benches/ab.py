@@ -32,9 +32,10 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+from first_pass import LANGS as SLICES
+from first_pass import fresh, slice_documents
 
 ROOT = Path(__file__).resolve().parent.parent
-SLICES = ["en", "zh", "ja", "ko", "code", "zh-unbenched", "ja-unbenched", "ko-unbenched"]
 
 
 def _load(path: str) -> ModuleType:
@@ -48,10 +49,6 @@ def _load(path: str) -> ModuleType:
 
 
 def child(old_path: str, new_path: str, encoding: str, slices: list[str], limit: int) -> None:
-    sys.path.insert(0, str(ROOT / "benches"))
-    from bench_tokenizer import _text, read_files
-    from first_pass import UNBENCHED, fresh
-
     # Copies, so that two paths to one file (an A/A check) are still two libraries: the
     # loader maps a file it has already loaded only once, and the two would share tables,
     # memo and caches.
@@ -64,11 +61,11 @@ def child(old_path: str, new_path: str, encoding: str, slices: list[str], limit:
             build.encode(encoding, "warm up the engine, not the text")
         ratios = {}
         for name in slices:
-            text = read_files(UNBENCHED[name], limit) if name in UNBENCHED else _text(name, limit)
-            if not text:
+            _, docs = slice_documents(name, limit)
+            if not docs:
                 continue  # the shared corpus is not here
             spent = [0.0, 0.0]
-            for i, doc in enumerate(text[k : k + 100_000] for k in range(0, len(text), 100_000)):
+            for i, doc in enumerate(docs):
                 ids = []
                 for side in (0, 1) if i % 2 == 0 else (1, 0):
                     text_once = fresh(doc)

@@ -79,15 +79,21 @@ def fresh(doc: str) -> str:
     return doc[:1] + doc[1:]
 
 
-def child(lang: str, op: int) -> None:
+def slice_documents(lang: str, limit: int = 3_000_000) -> tuple[str, list[str]]:
+    """Up to ``limit`` bytes of a slice, and the same text cut into 100 KB documents (empty
+    when the slice needs the shared corpus and it is not here)."""
     sys.path.insert(0, str(ROOT / "benches"))
     from bench_tokenizer import _text, read_files
 
-    text = read_files(UNBENCHED[lang], 3_000_000) if lang in UNBENCHED else _text(lang, 3_000_000)
+    text = read_files(UNBENCHED[lang], limit) if lang in UNBENCHED else _text(lang, limit)
+    return text, [text[i : i + 100_000] for i in range(0, len(text), 100_000)]
+
+
+def child(lang: str, op: int) -> None:
+    text, docs = slice_documents(lang)
     if not text:
         print(json.dumps(None))  # the shared corpus is not here
         return
-    docs = [text[i : i + 100_000] for i in range(0, len(text), 100_000)]
     ours, theirs = _callables(*OPS[op][1:3])
     ours("warm up the engine, not the text")
     theirs("warm up the engine, not the text")
