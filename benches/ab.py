@@ -7,11 +7,12 @@ of its own, differ by more than most changes do. Here one interpreter loads both
 (as two libraries, each with its own tables, memo and caches) and feeds every 100 KB
 document of a slice to both, alternating which goes first, each document once per build
 and each as a ``str`` of its own (as in ``first_pass.py``): a first pass for both, on one
-thread, and a slow spell lands on both sides. Two copies of one build come out within
-3 % of each other on slices of 1 MB or more this way (within 7 % on the small unbenched
-ones).
+thread, and a slow spell lands on both sides. In an A/A run of five, two copies of one
+build came out within 1.3 % of each other on slices of 1 MB or more (within 4.1 % on the
+small unbenched ones).
 
-Each run is a fresh process that reads every slice in turn; the table shows NEW's speed
+Each run is two fresh processes, one with each build first on the first document, that
+read every slice in turn (their times add up); the table shows NEW's speed
 over OLD's (above 1: NEW is faster), the median over ``--runs`` runs, and the runs. Each
 run also checks that both builds return the same ids for every document (a build that
 changes the tokens fails the run). Nothing is timed against a target.
@@ -48,7 +49,9 @@ def _load(path: str) -> ModuleType:
     return module
 
 
-def child(old_path: str, new_path: str, encoding: str, slices: list[str], limit: int) -> None:
+def child(
+    old_path: str, new_path: str, encoding: str, slices: list[str], limit: int, flip: int
+) -> None:
     # Copies, so that two paths to one file (an A/A check) are still two libraries: the
     # loader maps a file it has already loaded only once, and the two would share tables,
     # memo and caches.
@@ -59,7 +62,7 @@ def child(old_path: str, new_path: str, encoding: str, slices: list[str], limit:
             builds.append(_load(shutil.copy(path, str(Path(tmp) / label / Path(path).name))))
         for build in builds:
             build.encode(encoding, "warm up the engine, not the text")
-        ratios = {}
+        times = {}
         for name in slices:
             _, docs = slice_documents(name, limit)
             if not docs:
@@ -67,17 +70,17 @@ def child(old_path: str, new_path: str, encoding: str, slices: list[str], limit:
             spent = [0.0, 0.0]
             for i, doc in enumerate(docs):
                 ids = []
-                for side in (0, 1) if i % 2 == 0 else (1, 0):
+                for side in (0, 1) if (i + flip) % 2 == 0 else (1, 0):
                     text_once = fresh(doc)
                     start = time.perf_counter()
                     ids.append(builds[side].encode(encoding, text_once))
                     spent[side] += time.perf_counter() - start
                 if not np.array_equal(ids[0], ids[1]):
                     raise SystemExit(f"{name}: the builds' {encoding} ids differ on document {i}")
-            ratios[name] = spent[0] / spent[1]
-    if not ratios:
+            times[name] = spent
+    if not times:
         raise SystemExit(f"none of the slices {','.join(slices)} has text here")
-    print(json.dumps(ratios))
+    print(json.dumps(times))
 
 
 def main() -> None:
@@ -102,12 +105,20 @@ def main() -> None:
     for encoding in args.encodings.split(","):
         runs = []
         for _ in range(args.runs):
-            cmd = [sys.executable, __file__, "--child", args.old, args.new, encoding,
-                   args.slices, str(args.limit)]  # fmt: skip
-            out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-            if out.returncode != 0:
-                raise SystemExit(out.stderr.strip() or f"run failed: exit {out.returncode}")
-            runs.append(json.loads(out.stdout))
+            # Two processes, one with each build first: a slice of one or two documents
+            # otherwise always times the same build first, which moves it by up to 10 %.
+            spent: dict[str, list[float]] = {}
+            for flip in (0, 1):
+                cmd = [sys.executable, __file__, "--child", args.old, args.new, encoding,
+                       args.slices, str(args.limit), str(flip)]  # fmt: skip
+                out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+                if out.returncode != 0:
+                    raise SystemExit(out.stderr.strip() or f"run failed: exit {out.returncode}")
+                for name, (old, new) in json.loads(out.stdout).items():
+                    total = spent.setdefault(name, [0.0, 0.0])
+                    total[0] += old
+                    total[1] += new
+            runs.append({name: old / new for name, (old, new) in spent.items()})
         for name in runs[0]:
             values = [run[name] for run in runs]
             each = ", ".join(f"{v:.3f}" for v in values)
@@ -115,7 +126,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 7 and sys.argv[1] == "--child":
-        child(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5].split(","), int(sys.argv[6]))
+    if len(sys.argv) == 8 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5].split(","), int(sys.argv[6]),
+              int(sys.argv[7]))  # fmt: skip
     else:
         main()

@@ -126,7 +126,7 @@ def test_first_pass_script_reports_both_sides():
     import sys
 
     out = subprocess.run(
-        [sys.executable, str(ROOT / "benches" / "first_pass.py"), "--child", "en", "0"],
+        [sys.executable, str(ROOT / "benches" / "first_pass.py"), "--child", "en", "0", "1"],
         capture_output=True,
         text=True,
         check=True,
@@ -134,8 +134,9 @@ def test_first_pass_script_reports_both_sides():
     )
     result = json.loads(out.stdout)
     assert result["bytes"] > 0
-    assert result["ours"] > 0
-    assert result["theirs"] > 0
+    ours, theirs = result["seconds"]
+    assert ours > 0
+    assert theirs > 0
 
 
 def test_ab_script_compares_a_build_with_itself() -> None:
