@@ -13,6 +13,9 @@
 //! (most CJK runs never repeat) would otherwise pay an allocation and an insertion for
 //! every piece and read none of them back. A small table of hash tags remembers what
 //! was seen once.
+//!
+//! In front of both, a direct-mapped cache answers pieces of up to eight bytes (most
+//! pieces) that are one or two tokens, from 128 KB that stay in L2.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -20,7 +23,7 @@ use std::collections::HashMap;
 use foldhash::fast::RandomState;
 
 use super::engine::Engine;
-use super::table_hash::hash_bytes;
+use super::table_hash::{hash_bytes, prefix_word_at};
 
 /// Memo entries kept before the memo is emptied.
 pub(crate) const MEMO_CAPACITY: usize = 1 << 15;
@@ -31,10 +34,30 @@ const KEY_MAX: usize = 256;
 /// Slots of the table of pieces seen once (a tag of 4 bytes each). Fewer slots lose
 /// pieces of a warm corpus to collisions before they are ever kept.
 const SEEN_SLOTS: usize = 1 << 16;
+/// Slots of the cache of short pieces (16 bytes each).
+const SHORT_SLOTS: usize = 1 << 13;
+/// An empty slot of `short`: length 255, which no short piece has.
+const SHORT_EMPTY: [u32; 4] = [0, 0, u32::MAX, u32::MAX];
+/// `short`'s second id for a piece of one token.
+const NO_SECOND: u32 = u32::MAX;
+/// Room for the tokens of a piece that `short` answers.
+pub(crate) type Few = [u32; 2];
 
-/// Piece -> range of its tokens in `store`.
+/// The short pieces' cache and the kept merges of one engine.
 pub(crate) struct Memo {
     owner: usize,
+    kept: Kept,
+    /// Direct-mapped: a piece of up to eight bytes that is one or two tokens (its bytes as
+    /// a word; its length << 24 | its first id; its second id or `NO_SECOND`). The
+    /// vocabulary's slots are megabytes, so its lookups miss the CPU caches, while a
+    /// text's short pieces repeat (nine in ten on a first pass): these few thousand stay
+    /// in L2. Two-token pieces are kept on their first sighting, as keeping one costs a
+    /// store. The key is the whole piece, so a hit is exact.
+    short: Vec<[u32; 4]>,
+}
+
+/// Piece -> range of its tokens in `store`.
+struct Kept {
     ranges: HashMap<Box<[u8]>, (u32, u32), RandomState>,
     store: Vec<u32>,
     bytes: usize,
@@ -69,44 +92,93 @@ impl Memo {
     fn new() -> Self {
         Memo {
             owner: 0,
-            ranges: HashMap::with_hasher(RandomState::default()),
-            store: Vec::new(),
-            bytes: 0,
-            spill: Vec::new(),
-            seen: vec![0; SEEN_SLOTS],
+            kept: Kept {
+                ranges: HashMap::with_hasher(RandomState::default()),
+                store: Vec::new(),
+                bytes: 0,
+                spill: Vec::new(),
+                seen: vec![0; SEEN_SLOTS],
+            },
+            short: vec![SHORT_EMPTY; SHORT_SLOTS],
         }
-    }
-
-    fn clear(&mut self) {
-        self.ranges.clear();
-        self.store.clear();
-        self.bytes = 0;
     }
 
     /// Empties the memo if it last served another engine.
     fn serve(&mut self, engine: &Engine) {
         let owner = std::ptr::from_ref(engine) as usize;
         if self.owner != owner {
-            self.clear();
+            self.kept.clear();
+            self.short.fill(SHORT_EMPTY);
             self.owner = owner;
         }
     }
 
-    /// The tokens of the piece `text[a..b]`: one vocabulary lookup, the memo, or a merge.
+    /// The tokens of the piece `text[a..b]`: `short`, one vocabulary lookup, the memo, or
+    /// a merge.
     #[inline]
     pub(crate) fn tokens<'m>(
         &'m mut self,
         engine: &Engine,
         text: &[u8],
         (a, b): (usize, usize),
-        one: &'m mut [u32; 1],
+        few: &'m mut Few,
     ) -> &'m [u32] {
         // Most pieces are one token: this stays inline in the caller's loop.
-        if let Some(id) = engine.lookup_in(text, a, b) {
-            one[0] = id;
-            return &one[..];
+        let n = b - a;
+        if n <= 8 {
+            return self.short_piece(engine, text, a, n, few);
         }
-        self.multi_token(engine, &text[a..b])
+        if let Some(id) = engine.lookup_in(text, a, b) {
+            few[0] = id;
+            return &few[..1];
+        }
+        self.kept.multi_token(engine, &text[a..b])
+    }
+
+    /// The tokens of a piece of up to eight bytes, through `short`.
+    #[inline(always)]
+    fn short_piece<'m>(
+        &'m mut self,
+        engine: &Engine,
+        text: &[u8],
+        a: usize,
+        n: usize,
+        few: &'m mut Few,
+    ) -> &'m [u32] {
+        let word = prefix_word_at(text, a, n);
+        let (lo, hi, len) = (word as u32, (word >> 32) as u32, (n as u32) << 24);
+        let i = short_slot(word, n);
+        let slot = self.short[i];
+        if slot[2] & 0xFF00_0000 == len && slot[0] == lo && slot[1] == hi {
+            few[0] = slot[2] & 0x00FF_FFFF;
+            few[1] = slot[3];
+            return &few[..if slot[3] == NO_SECOND { 1 } else { 2 }];
+        }
+        if let Some(id) = engine.lookup_in(text, a, a + n) {
+            self.short[i] = [lo, hi, len | id, NO_SECOND];
+            few[0] = id;
+            return &few[..1];
+        }
+        let tokens = self.kept.multi_token(engine, &text[a..a + n]);
+        if let [first, second] = *tokens {
+            self.short[i] = [lo, hi, len | first, second];
+        }
+        tokens
+    }
+}
+
+/// The slot of `short` for a piece of `n` bytes whose bytes, zero-padded, are `word`.
+#[inline(always)]
+fn short_slot(word: u64, n: usize) -> usize {
+    let h = (word ^ n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h >> (64 - SHORT_SLOTS.trailing_zeros())) as usize
+}
+
+impl Kept {
+    fn clear(&mut self) {
+        self.ranges.clear();
+        self.store.clear();
+        self.bytes = 0;
     }
 
     /// The tokens of a piece that is not one token: the memo, or a merge.
@@ -141,5 +213,64 @@ impl Memo {
         self.spill.clear();
         engine.encode_piece(piece, &mut self.spill);
         &self.spill
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokenizer::Encoding;
+
+    /// The tokens of `text[a..b]` without the memo: a lookup, or a merge.
+    fn direct(engine: &Engine, text: &[u8], (a, b): (usize, usize)) -> Vec<u32> {
+        match engine.lookup_in(text, a, b) {
+            Some(id) => vec![id],
+            None => {
+                let mut out = Vec::new();
+                engine.encode_piece(&text[a..b], &mut out);
+                out
+            }
+        }
+    }
+
+    /// Short pieces that share a word but not a length (trailing NULs), and more distinct
+    /// short pieces than `short` has slots, each asked for twice: every answer, from the
+    /// cache or not, is the direct one.
+    #[test]
+    fn short_pieces_are_exact_through_the_cache() {
+        for encoding in [Encoding::Cl100kBase, Encoding::O200kBase] {
+            let engine = encoding.load().unwrap().engine();
+            let mut memo = Memo::new();
+            memo.serve(engine);
+            // Pieces that differ only in trailing NULs share a word: the length tells
+            // them apart.
+            let mut text = b"a\0\0\0\0\0\0\0".to_vec();
+            let mut pieces: Vec<(usize, usize)> = (1..=8).map(|b| (0, b)).collect();
+            for i in 0..3 * SHORT_SLOTS {
+                let start = text.len();
+                // One, two and more tokens: a space and the letters of `i` in base 26.
+                text.push(b' ');
+                let mut k = i + 26 * 26;
+                while k > 0 {
+                    text.push(b'a' + (k % 26) as u8);
+                    k /= 26;
+                }
+                pieces.push((start, text.len()));
+            }
+            let (mut kept_two, mut few) = (0, [0; 2]);
+            for _ in 0..2 {
+                for &(a, b) in &pieces {
+                    let got = memo.tokens(engine, &text, (a, b), &mut few).to_vec();
+                    assert_eq!(got, direct(engine, &text, (a, b)), "{:?}", &text[a..b]);
+                }
+            }
+            for slot in &memo.short {
+                kept_two += usize::from(slot[2] != u32::MAX && slot[3] != NO_SECOND);
+            }
+            assert!(
+                kept_two > 100,
+                "{encoding:?}: {kept_two} two-token pieces kept"
+            );
+        }
     }
 }

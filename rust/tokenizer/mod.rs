@@ -184,9 +184,9 @@ impl Tokenizer {
     pub(crate) fn for_each_piece(&self, text: &str, mut f: impl FnMut(usize, &[u32])) {
         let bytes = text.as_bytes();
         with_memo(self.engine, |memo| {
-            let mut one = [0u32; 1];
+            let mut few = [0u32; 2];
             self.pre.for_each_piece(text, |a, b| {
-                f(a, memo.tokens(self.engine, bytes, (a, b), &mut one));
+                f(a, memo.tokens(self.engine, bytes, (a, b), &mut few));
             });
         });
     }
@@ -204,11 +204,11 @@ impl Tokenizer {
         let bytes = text.as_bytes();
         let mut ids = Vec::with_capacity(n.min(text.len()));
         with_memo(self.engine, |memo| {
-            let mut one = [0u32; 1];
+            let mut few = [0u32; 2];
             let mut at = 0;
             while at < text.len() && ids.len() < n {
                 let end = self.pre.piece_end(text, at);
-                ids.extend_from_slice(memo.tokens(self.engine, bytes, (at, end), &mut one));
+                ids.extend_from_slice(memo.tokens(self.engine, bytes, (at, end), &mut few));
                 at = end;
             }
         });

@@ -71,7 +71,7 @@ impl StreamEncoder {
         let bytes = avail.as_bytes();
         let mut at = 0;
         with_memo(engine, |memo| {
-            let mut one = [0u32; 1];
+            let mut few = [0u32; 2];
             while at < avail.len() {
                 let end = self.tok.piece_end(avail, at);
                 if !done && (end >= avail.len() || at >= limit.run_start || end >= limit.apostrophe)
@@ -79,7 +79,7 @@ impl StreamEncoder {
                     break;
                 }
                 let mut start = self.pos + at;
-                for &id in memo.tokens(engine, bytes, (at, end), &mut one) {
+                for &id in memo.tokens(engine, bytes, (at, end), &mut few) {
                     starts.push(start);
                     start += engine.token_len(id);
                 }
