@@ -213,7 +213,7 @@ impl Ranks<'_> {
     #[inline]
     fn get(&mut self, left: u32, right: u32) -> u32 {
         let h = (u64::from(left) << 32 | u64::from(right)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let slot = &mut self.slots[(h >> 50) as usize];
+        let slot = &mut self.slots[(h >> (64 - RANK_CACHE_SLOTS.trailing_zeros())) as usize];
         if slot[0] == left && slot[1] == right {
             return slot[2];
         }
