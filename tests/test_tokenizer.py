@@ -250,3 +250,59 @@ def test_count_batch_handles_100k_chunks_in_bounded_batches():
     assert len(counts) == 100_000
     assert counts[0] == tok.count("segment 0 段落 0")
     assert counts[99_999] == tok.count("segment 99999 段落 89")
+
+
+# -- encode_list: ids as a Python list, built in Rust from shared ints ----------------
+
+
+@pytest.mark.parametrize("path", corpus_files()[:3], ids=lambda p: p.name)
+def test_encode_list_equals_tiktoken_on_the_corpus_sample(path):
+    text = read_corpus(path)
+    for tok, reference in ((fc.Tokenizer.cl100k(), tiktoken_cl100k()),
+                           (fc.Tokenizer.o200k(), tiktoken_o200k())):  # fmt: skip
+        got = tok.encode_list(text)
+        assert type(got) is list
+        assert got == reference.encode_ordinary(text)
+
+
+@given(MIXED)
+def test_encode_list_equals_tiktoken_on_tricky_text(text):
+    for tok, reference in ((fc.Tokenizer.cl100k(), tiktoken_cl100k()),
+                           (fc.Tokenizer.o200k(), tiktoken_o200k())):  # fmt: skip
+        got = tok.encode_list(text)
+        assert got == reference.encode_ordinary(text)
+        assert all(type(i) is int for i in got)
+
+
+def test_encode_list_reads_surrogates_like_encode():
+    tok = fc.Tokenizer.o200k()
+    for text in ["a\ud800b", "x\ud83d\ude00y", ""]:
+        assert tok.encode_list(text) == tok.encode(text).tolist()
+
+
+def test_encode_list_returns_a_new_list_every_call():
+    """The ints are shared, the lists are not: changing one list leaves the next intact."""
+    tok = fc.Tokenizer.cl100k()
+    first = tok.encode_list("hello world hello")
+    expected = list(first)
+    first[0] = -1
+    first.append(7)
+    assert tok.encode_list("hello world hello") == expected
+    assert first != expected
+
+
+def test_encode_list_of_other_tokenizers_is_encode_as_a_list():
+    words = fc.Tokenizer.from_callable(lambda t: ([len(w) for w in t.split()], [0, 4]))
+    assert words.encode_list("abc defgh") == [3, 5] == words.encode("abc defgh").tolist()
+    with pytest.raises(InputTypeError, match="text must be a str"):
+        fc.Tokenizer.o200k().encode_list(None)  # type: ignore[arg-type]
+
+
+def test_encode_list_from_many_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    tok = fc.Tokenizer.o200k()
+    texts = [f"document {i}: {'日本語のテキスト ' * (i % 7)} words {i * 31}" for i in range(200)]
+    expected = [tok.encode(t).tolist() for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(tok.encode_list, texts)) == expected

@@ -161,6 +161,9 @@ __all__ = [
 def encode(encoding: str, text: str) -> npt.NDArray[np.uint32]:
     """Token ids, equal to tiktoken's ``encode_ordinary``."""
 
+def encode_list(encoding: str, text: str) -> list[int]:
+    """The ids of ``encode`` as a list; each id's int is made once per process and shared."""
+
 def encode_with_offsets(
     encoding: str, text: str
 ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]:

@@ -11,6 +11,7 @@ mod clean;
 mod dify;
 mod errors;
 mod hf;
+mod id_list;
 mod pipeline;
 mod ragflow;
 mod spec;
@@ -46,6 +47,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::py_debug_panic, m)?)?;
     m.add_class::<hf::PyHfTokenizer>()?;
     m.add_function(wrap_pyfunction!(tokenize::py_encode, m)?)?;
+    m.add_function(wrap_pyfunction!(tokenize::py_encode_list, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_encode_with_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_count, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_count_batch, m)?)?;

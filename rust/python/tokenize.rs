@@ -3,9 +3,11 @@
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
+use pyo3::types::PyList;
 
 use super::arrays::counts_array;
 use super::errors::{guard, IntoPy};
+use super::id_list::id_list;
 use super::threads;
 use crate::text::offsets::{convert_sorted, Unit};
 use crate::tokenizer::Encoding;
@@ -23,6 +25,22 @@ pub fn py_encode<'py>(
             .or_raise(py)?;
         let ids = py.detach(|| enc.encode_ids(&text));
         Ok(ids.into_pyarray(py))
+    })
+}
+
+#[pyfunction]
+#[pyo3(name = "encode_list")]
+pub fn py_encode_list<'py>(
+    py: Python<'py>,
+    encoding: &str,
+    text: PyBackedStr,
+) -> PyResult<Bound<'py, PyList>> {
+    guard(py, "encode_list", || {
+        let enc = Encoding::from_name(encoding)
+            .and_then(Encoding::load)
+            .or_raise(py)?;
+        let ids = py.detach(|| enc.encode_ids(&text));
+        id_list(py, enc.encoding(), enc.engine().num_tokens(), &ids)
     })
 }
 

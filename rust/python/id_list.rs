@@ -1,0 +1,49 @@
+//! Token ids as a Python list, with one shared int object per id.
+//!
+//! Allocating an int object per id is most of what `encode(text).tolist()` costs. Here
+//! each id's int is made the first time a list needs it and kept, so a later list takes
+//! a reference instead. Ints made in the order a text first needs them sit together in
+//! memory, so the frequent ones stay in the CPU's caches.
+
+use std::sync::{Mutex, TryLockError};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyInt, PyList};
+
+use crate::tokenizer::Encoding;
+
+/// One table per encoding, indexed by id: at most one int per vocabulary entry is kept.
+static INTS: [Mutex<Vec<Option<Py<PyInt>>>>; 3] = [const { Mutex::new(Vec::new()) }; 3];
+
+/// `ids` (all below `vocab`) as a list of ints. The caller holds the GIL, so the lock is
+/// only ever busy if making the list starts a garbage collection whose callback encodes
+/// again on this thread; that inner call makes fresh ints instead of waiting. A table left
+/// by a panic is still whole (each slot holds an int or nothing), so poisoning is ignored.
+pub(crate) fn id_list<'py>(
+    py: Python<'py>,
+    encoding: Encoding,
+    vocab: usize,
+    ids: &[u32],
+) -> PyResult<Bound<'py, PyList>> {
+    let mut table = match INTS[encoding as usize].try_lock() {
+        Ok(table) => table,
+        Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+        Err(TryLockError::WouldBlock) => return PyList::new(py, ids),
+    };
+    if table.len() < vocab {
+        table.resize_with(vocab, || None);
+    }
+    let ints = ids.iter().map(|&id| match table.get_mut(id as usize) {
+        Some(Some(int)) => int.bind(py).clone(),
+        Some(slot) => slot.insert(to_int(py, id).unbind()).bind(py).clone(),
+        None => to_int(py, id),
+    });
+    PyList::new(py, ints)
+}
+
+fn to_int(py: Python<'_>, id: u32) -> Bound<'_, PyInt> {
+    match id.into_pyobject(py) {
+        Ok(int) => int,
+        Err(never) => match never {},
+    }
+}
