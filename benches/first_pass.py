@@ -36,9 +36,9 @@ UNBENCHED = {
 # small slices run in six processes, half with each library first, and their times add up.
 CHILDREN = {"ja-unbenched": 6, "ko-unbenched": 6}
 # (operation, ferrochunk's call, the peer's call, the peer). ferrochunk's `encode` returns a
-# numpy array, quicktok's `encode_ordinary` and tiktoken's a list: the `-> list` rows add
-# `.tolist()` on our side, the `-> array` row takes tiktoken's `encode_to_numpy`, so each
-# pair builds the same kind of output (quicktok has no array form).
+# numpy array, quicktok's `encode_ordinary` and tiktoken's a list: the `-> list` rows call
+# our `encode_list`, the `-> array` row takes tiktoken's `encode_to_numpy`, so each pair
+# builds the same kind of output (quicktok has no array form).
 OPS = [
     ("cl100k count -> int", "cl100k.count", "quicktok.count", "quicktok"),
     ("cl100k encode -> list", "cl100k.encode_list", "quicktok.encode_ordinary", "quicktok"),
@@ -65,9 +65,6 @@ def _callables(ours: str, theirs: str) -> tuple[Any, Any]:
 
     def get(path: str) -> Any:
         name, method = path.split(".")
-        if method == "encode_list":
-            encode = objects[name].encode
-            return lambda text: encode(text).tolist()
         if method == "encode_to_numpy":
             # Special-token text as ordinary text, as `encode_ordinary` reads it.
             to_numpy = objects[name].encode_to_numpy
