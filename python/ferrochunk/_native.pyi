@@ -140,6 +140,7 @@ __all__ = [
     "dify_recursive_split",
     "dify_split_text_with_regex",
     "encode",
+    "encode_list",
     "encode_with_offsets",
     "num_tokens_from_string",
     "ragflow_compute_overlap_prefix",
