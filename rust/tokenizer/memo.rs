@@ -15,7 +15,8 @@
 //! was seen once.
 //!
 //! In front of both, a direct-mapped cache answers pieces of up to eight bytes (most
-//! pieces) that are one or two tokens, from 128 KB that stay in L2.
+//! pieces) that are one or two tokens, from 128 KB that stay in L2, and another one
+//! pieces of nine to sixteen bytes that are one token (a Korean word after its space).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -36,6 +37,10 @@ const KEY_MAX: usize = 256;
 const SEEN_SLOTS: usize = 1 << 16;
 /// Slots of the cache of short pieces (16 bytes each).
 const SHORT_SLOTS: usize = 1 << 13;
+/// Slots of the cache of one-token pieces of nine to sixteen bytes (24 bytes each).
+const MID_SLOTS: usize = 1 << 12;
+/// An empty slot of `mid`: a length no piece has.
+const MID_EMPTY: [u64; 3] = [0, 0, u64::MAX];
 /// An empty slot of `short`: length 255, which no short piece has.
 const SHORT_EMPTY: [u32; 4] = [0, 0, u32::MAX, u32::MAX];
 /// `short`'s second id for a piece of one token.
@@ -54,6 +59,12 @@ pub(crate) struct Memo {
     /// in L2. Two-token pieces are kept on their first sighting, as keeping one costs a
     /// store. The key is the whole piece, so a hit is exact.
     short: Vec<[u32; 4]>,
+    /// Direct-mapped: a piece of nine to sixteen bytes that is one token (its first eight
+    /// bytes; the rest, zero-padded; its length << 32 | its id). Such pieces repeat (one
+    /// in ten pieces of Korean text, a word and its space), and each lookup in the
+    /// vocabulary waits on its slot and then on the token's bytes. Kept on the first
+    /// sighting; the key is the whole piece, so a hit is exact.
+    mid: Vec<[u64; 3]>,
 }
 
 /// Piece -> range of its tokens in `store`.
@@ -100,6 +111,7 @@ impl Memo {
                 seen: vec![0; SEEN_SLOTS],
             },
             short: vec![SHORT_EMPTY; SHORT_SLOTS],
+            mid: vec![MID_EMPTY; MID_SLOTS],
         }
     }
 
@@ -109,6 +121,7 @@ impl Memo {
         if self.owner != owner {
             self.kept.clear();
             self.short.fill(SHORT_EMPTY);
+            self.mid.fill(MID_EMPTY);
             self.owner = owner;
         }
     }
@@ -127,6 +140,9 @@ impl Memo {
         let n = b - a;
         if n <= 8 {
             return self.short_piece(engine, text, a, n, few);
+        }
+        if n <= 16 {
+            return self.mid_piece(engine, text, a, n, few);
         }
         if let Some(id) = engine.lookup_in(text, a, b) {
             few[0] = id;
@@ -165,6 +181,42 @@ impl Memo {
         }
         tokens
     }
+
+    /// The tokens of a piece of nine to sixteen bytes, through `mid`.
+    #[inline(always)]
+    fn mid_piece<'m>(
+        &'m mut self,
+        engine: &Engine,
+        text: &[u8],
+        a: usize,
+        n: usize,
+        few: &'m mut Few,
+    ) -> &'m [u32] {
+        let (first, rest) = (
+            prefix_word_at(text, a, 8),
+            prefix_word_at(text, a + 8, n - 8),
+        );
+        let i = mid_slot(first, rest, n);
+        let slot = self.mid[i];
+        if slot[2] >> 32 == n as u64 && slot[0] == first && slot[1] == rest {
+            few[0] = slot[2] as u32;
+            return &few[..1];
+        }
+        if let Some(id) = engine.lookup_in(text, a, a + n) {
+            self.mid[i] = [first, rest, (n as u64) << 32 | u64::from(id)];
+            few[0] = id;
+            return &few[..1];
+        }
+        self.kept.multi_token(engine, &text[a..a + n])
+    }
+}
+
+/// The slot of `mid` for a piece of `n` bytes read as `first` and `rest`.
+#[inline(always)]
+fn mid_slot(first: u64, rest: u64, n: usize) -> usize {
+    let h = (first.wrapping_mul(0x517c_c1b7_2722_0a95) ^ rest ^ n as u64)
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h >> (64 - MID_SLOTS.trailing_zeros())) as usize
 }
 
 /// The slot of `short` for a piece of `n` bytes whose bytes, zero-padded, are `word`.
@@ -271,6 +323,49 @@ mod tests {
                 kept_two > 100,
                 "{encoding:?}: {kept_two} two-token pieces kept"
             );
+        }
+    }
+
+    /// One-token pieces of nine to sixteen bytes (every such token of the vocabulary, so
+    /// more than `mid` has slots), the same bytes with a NUL after them (the same words:
+    /// only the length tells them apart) or a letter, and without their last byte, each
+    /// asked for twice: every answer is the direct one.
+    #[test]
+    fn mid_pieces_are_exact_through_the_cache() {
+        for encoding in [Encoding::Cl100kBase, Encoding::O200kBase] {
+            let engine = encoding.load().unwrap().engine();
+            let mut memo = Memo::new();
+            memo.serve(engine);
+            let mut text = Vec::new();
+            let mut pieces = Vec::new();
+            for id in 0..engine.num_tokens() as u32 {
+                let token = engine.token_bytes(id);
+                if !(9..=16).contains(&token.len()) {
+                    continue;
+                }
+                for variant in [token, &token[..token.len() - 1]] {
+                    for tail in [&b""[..], b"\0", b"e"] {
+                        let start = text.len();
+                        text.extend_from_slice(variant);
+                        text.extend_from_slice(tail);
+                        pieces.push((start, text.len()));
+                    }
+                }
+            }
+            assert!(
+                pieces.len() > 4 * MID_SLOTS,
+                "{encoding:?}: {} pieces",
+                pieces.len()
+            );
+            let mut few = [0; 2];
+            for _ in 0..2 {
+                for &(a, b) in &pieces {
+                    let got = memo.tokens(engine, &text, (a, b), &mut few).to_vec();
+                    assert_eq!(got, direct(engine, &text, (a, b)), "{:?}", &text[a..b]);
+                }
+            }
+            let kept = memo.mid.iter().filter(|slot| slot[2] != u64::MAX).count();
+            assert!(kept > MID_SLOTS / 2, "{encoding:?}: {kept} pieces kept");
         }
     }
 }
