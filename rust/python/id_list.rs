@@ -10,26 +10,26 @@ use std::sync::{Mutex, TryLockError};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList};
 
-use crate::tokenizer::Encoding;
+use crate::tokenizer::Tokenizer;
 
 /// One table per encoding, indexed by id: at most one int per vocabulary entry is kept.
 static INTS: [Mutex<Vec<Option<Py<PyInt>>>>; 3] = [const { Mutex::new(Vec::new()) }; 3];
 
-/// `ids` (all below `vocab`) as a list of ints. The caller holds the GIL, so the lock is
+/// `ids` (ids of `tokenizer`) as a list of ints. The caller holds the GIL, so the lock is
 /// only ever busy if making the list starts a garbage collection whose callback encodes
 /// again on this thread; that inner call makes fresh ints instead of waiting. A table left
 /// by a panic is still whole (each slot holds an int or nothing), so poisoning is ignored.
 pub(crate) fn id_list<'py>(
     py: Python<'py>,
-    encoding: Encoding,
-    vocab: usize,
+    tokenizer: &Tokenizer,
     ids: &[u32],
 ) -> PyResult<Bound<'py, PyList>> {
-    let mut table = match INTS[encoding as usize].try_lock() {
+    let mut table = match INTS[tokenizer.encoding() as usize].try_lock() {
         Ok(table) => table,
         Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
         Err(TryLockError::WouldBlock) => return PyList::new(py, ids),
     };
+    let vocab = tokenizer.engine().num_tokens();
     if table.len() < vocab {
         table.resize_with(vocab, || None);
     }

@@ -40,7 +40,7 @@ pub fn py_encode_list<'py>(
             .and_then(Encoding::load)
             .or_raise(py)?;
         let ids = py.detach(|| enc.encode_ids(&text));
-        id_list(py, enc.encoding(), enc.engine().num_tokens(), &ids)
+        id_list(py, enc, &ids)
     })
 }
 
