@@ -38,7 +38,8 @@ CHILDREN = {"ja-unbenched": 6, "ko-unbenched": 6}
 # (operation, ferrochunk's call, the peer's call, the peer). ferrochunk's `encode` returns a
 # numpy array, quicktok's `encode_ordinary` and tiktoken's a list: the `-> list` rows call
 # our `encode_list`, the `-> array` row takes tiktoken's `encode_to_numpy`, so each pair
-# builds the same kind of output (quicktok has no array form).
+# builds the same kind of output (quicktok has no array form). tiktoken has no count, so its
+# users count with `len(encode_ordinary(text))`, and the count row times that.
 OPS = [
     ("cl100k count -> int", "cl100k.count", "quicktok.count", "quicktok"),
     ("cl100k encode -> list", "cl100k.encode_list", "quicktok.encode_ordinary", "quicktok"),
@@ -46,6 +47,7 @@ OPS = [
     ("o200k encode -> list", "o200k.encode_list", "tiktoken_o200k.encode_ordinary", "tiktoken"),
     ("o200k encode -> array", "o200k.encode", "tiktoken_o200k.encode_to_numpy", "tiktoken"),
     ("o200k encode -> list", "o200k.encode_list", "quicktok_o200k.encode_ordinary", "quicktok"),
+    ("o200k count -> int", "o200k.count", "tiktoken_o200k.len_encode_ordinary", "tiktoken"),
 ]
 
 
@@ -69,6 +71,9 @@ def _callables(ours: str, theirs: str) -> tuple[Any, Any]:
             # Special-token text as ordinary text, as `encode_ordinary` reads it.
             to_numpy = objects[name].encode_to_numpy
             return lambda text: to_numpy(text, disallowed_special=())
+        if method == "len_encode_ordinary":
+            encode = objects[name].encode_ordinary
+            return lambda text: len(encode(text))
         return getattr(objects[name], method)
 
     return get(ours), get(theirs)
