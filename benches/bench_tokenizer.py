@@ -5,7 +5,7 @@ quicktok keeps its own):
 
 * ``same``: one 1 MB slice, timed again and again, as pytest-benchmark does. Every round
   after the first reads text the caches have seen.
-* ``new``: 100 KB documents from the same language, each timed once and never again, as a
+* ``new``: 100,000-character documents from the same language, each timed once and never again, as a
   pipeline reads a corpus (up to 3 MB, so 30 rounds). quicktok keeps a cache of pieces as
   well, so each library must see each document once: the count rows read the odd
   documents, the encode rows the even ones, and a language's ``new`` rows run before its

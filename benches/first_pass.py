@@ -3,12 +3,12 @@
 pytest-benchmark times one library after the other, so a slow spell of this shared VM
 lands on one side only, and the second library of a pair reads documents the process
 has warmed. Here each (language, operation) runs in a fresh interpreter that feeds the
-same 100 KB documents (up to 3 MB of the language, from ``bench_tokenizer.py``'s slices)
-to ferrochunk and to its peer in turn, alternating which goes first, each document once
-per library (each as a ``str`` of its own, so neither finds the other's UTF-8 conversion):
-a first pass for both, on one thread. The two small slices, one or two documents each,
-run in six such processes, half of them with the peer first. Prints a Markdown table of
-MB/s and ratios; nothing is asserted.
+same 100,000-character documents (100-300 KB of UTF-8; up to 3 MB of the language, from
+``bench_tokenizer.py``'s slices) to ferrochunk and to its peer in turn, alternating which
+goes first, each document once per library (each as a ``str`` of its own, so neither finds
+the other's UTF-8 conversion): a first pass for both, on one thread. The two small slices,
+one or two documents each, run in six such processes, half of them with the peer first.
+Prints one run's Markdown table of MB/s and ratios; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -87,8 +87,8 @@ def fresh(doc: str) -> str:
 
 
 def slice_documents(lang: str, limit: int = 3_000_000) -> tuple[str, list[str]]:
-    """Up to ``limit`` bytes of a slice, and the same text cut into 100 KB documents (empty
-    when the slice needs the shared corpus and it is not here)."""
+    """Up to ``limit`` bytes of a slice, and the same text cut into 100,000-character
+    documents (empty when the slice needs the shared corpus and it is not here)."""
     sys.path.insert(0, str(ROOT / "benches"))
     from bench_tokenizer import _text, read_files
 
