@@ -67,6 +67,11 @@ impl Engine {
         self.tables.lookup_in(text, a, b)
     }
 
+    /// See `Tables::warm`.
+    pub(crate) fn warm_tables(&self) {
+        self.tables.warm();
+    }
+
     /// Appends the tokens of one pre-tokenized piece to `out`.
     pub(crate) fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) {
         if piece.len() > SHORT_PIECE {

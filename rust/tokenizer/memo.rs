@@ -35,6 +35,12 @@ const KEY_MAX: usize = 256;
 /// Slots of the table of pieces seen once (a tag of 4 bytes each). Fewer slots lose
 /// pieces of a warm corpus to collisions before they are ever kept.
 const SEEN_SLOTS: usize = 1 << 16;
+/// Vocabulary lookups in one call after which the small lookup tables (bucket words, token
+/// lengths: `Tables::warm`) are read in order. By then the text is new to the caches, and
+/// its lookups would miss on most of those few hundred KB one line at a time; a text the
+/// caches answer rarely gets here, so its call does not pay for the read or lose its
+/// cached lines to it.
+const WARM_AFTER: u32 = 256;
 /// Slots of the cache of short pieces (16 bytes each).
 const SHORT_SLOTS: usize = 1 << 13;
 /// Slots of the cache of one-token pieces of nine to sixteen bytes (24 bytes each).
@@ -65,6 +71,8 @@ pub(crate) struct Memo {
     /// vocabulary waits on its slot and then on the token's bytes. Kept on the first
     /// sighting; the key is the whole piece, so a hit is exact.
     mid: Vec<[u64; 3]>,
+    /// Vocabulary lookups left in this call before the tables are read (0: read).
+    misses_left: u32,
 }
 
 /// Piece -> range of its tokens in `store`.
@@ -112,11 +120,13 @@ impl Memo {
             },
             short: vec![SHORT_EMPTY; SHORT_SLOTS],
             mid: vec![MID_EMPTY; MID_SLOTS],
+            misses_left: WARM_AFTER,
         }
     }
 
-    /// Empties the memo if it last served another engine.
+    /// Starts a call: empties the memo if it last served another engine.
     fn serve(&mut self, engine: &Engine) {
+        self.misses_left = WARM_AFTER;
         let owner = std::ptr::from_ref(engine) as usize;
         if self.owner != owner {
             self.kept.clear();
@@ -144,11 +154,24 @@ impl Memo {
         if n <= 16 {
             return self.mid_piece(engine, text, a, n, few);
         }
+        self.missed(engine);
         if let Some(id) = engine.lookup_in(text, a, b) {
             few[0] = id;
             return &few[..1];
         }
         self.kept.multi_token(engine, &text[a..b])
+    }
+
+    /// Counts a vocabulary lookup (a piece the caches did not answer); the `WARM_AFTER`th
+    /// of a call has the engine read its lookup tables in order.
+    #[inline(always)]
+    fn missed(&mut self, engine: &Engine) {
+        if self.misses_left > 0 {
+            self.misses_left -= 1;
+            if self.misses_left == 0 {
+                engine.warm_tables();
+            }
+        }
     }
 
     /// The tokens of a piece of up to eight bytes, through `short`.
@@ -170,6 +193,7 @@ impl Memo {
             few[1] = slot[3];
             return &few[..if slot[3] == NO_SECOND { 1 } else { 2 }];
         }
+        self.missed(engine);
         if let Some(id) = engine.lookup_in(text, a, a + n) {
             self.short[i] = [lo, hi, len | id, NO_SECOND];
             few[0] = id;
@@ -202,6 +226,7 @@ impl Memo {
             few[0] = slot[2] as u32;
             return &few[..1];
         }
+        self.missed(engine);
         if let Some(id) = engine.lookup_in(text, a, a + n) {
             self.mid[i] = [first, rest, (n as u64) << 32 | u64::from(id)];
             few[0] = id;
@@ -324,6 +349,41 @@ mod tests {
                 "{encoding:?}: {kept_two} two-token pieces kept"
             );
         }
+    }
+
+    /// A call counts its vocabulary lookups, from `WARM_AFTER` down to zero (where the
+    /// tables are read in order) and no further; pieces the caches answer do not count, and
+    /// the next call starts again.
+    #[test]
+    fn vocabulary_lookups_count_down_once_per_call() {
+        let engine = Encoding::O200kBase.load().unwrap().engine();
+        let mut memo = Memo::new();
+        memo.serve(engine);
+        // One-token pieces of two to eight bytes, which `short` keeps.
+        let (mut text, mut pieces) = (Vec::new(), Vec::new());
+        for id in 0..engine.num_tokens() as u32 {
+            let token = engine.token_bytes(id);
+            if (2..=8).contains(&token.len()) && pieces.len() < 2 * WARM_AFTER as usize {
+                pieces.push((text.len(), text.len() + token.len()));
+                text.extend_from_slice(token);
+            }
+        }
+        let mut few = [0; 2];
+        let half = WARM_AFTER as usize / 2;
+        for &piece in &pieces[..half] {
+            memo.tokens(engine, &text, piece, &mut few);
+        }
+        assert_eq!(memo.misses_left, WARM_AFTER - half as u32);
+        for &piece in &pieces[..half] {
+            memo.tokens(engine, &text, piece, &mut few); // answered by `short`
+        }
+        assert_eq!(memo.misses_left, WARM_AFTER - half as u32);
+        for &piece in &pieces[half..] {
+            memo.tokens(engine, &text, piece, &mut few);
+        }
+        assert_eq!(memo.misses_left, 0);
+        memo.serve(engine);
+        assert_eq!(memo.misses_left, WARM_AFTER);
     }
 
     /// One-token pieces of nine to sixteen bytes (every such token of the vocabulary, so

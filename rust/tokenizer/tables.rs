@@ -90,6 +90,16 @@ fn take(data: &mut &'static [u8], count: usize) -> Words {
 }
 
 impl Tables {
+    /// Reads the bucket words of both perfect-hash tables and the token lengths in order
+    /// (0.9 MB for o200k, 0.46 MB for cl100k), so the lookups of a text new to the caches
+    /// find them cached instead of missing on a line each (`Memo` decides when).
+    pub(crate) fn warm(&self) {
+        map_in(self.vocab.buckets.0);
+        map_in(self.pairs.buckets.0);
+        map_in(self.lengths);
+        map_in(self.block_starts.0);
+    }
+
     /// Views a table file (its layout is `build.rs`'s), read once here (`map_in`) so a
     /// first pass does not stop on its pages.
     pub(crate) fn parse(mut data: &'static [u8]) -> Self {
