@@ -35,11 +35,11 @@ const KEY_MAX: usize = 256;
 /// Slots of the table of pieces seen once (a tag of 4 bytes each). Fewer slots lose
 /// pieces of a warm corpus to collisions before they are ever kept.
 const SEEN_SLOTS: usize = 1 << 16;
-/// Vocabulary lookups in one call after which the small lookup tables (bucket words, token
-/// lengths: `Tables::warm`) are read in order. By then the text is new to the caches, and
-/// its lookups would miss on most of those few hundred KB one line at a time; a text the
-/// caches answer rarely gets here, so its call does not pay for the read or lose its
-/// cached lines to it.
+/// Vocabulary lookups in one call (pieces `short` and `mid` do not answer) after which the
+/// small lookup tables (`Tables::warm`: 0.46-0.9 MB) are read in order. By then the text
+/// is mostly new to the caches, and its lookups would miss on those tables one line at a
+/// time; a text the two caches answer rarely gets here, so its call does not pay for the
+/// read or lose its cached lines to it.
 const WARM_AFTER: u32 = 256;
 /// Slots of the cache of short pieces (16 bytes each).
 const SHORT_SLOTS: usize = 1 << 13;
@@ -295,7 +295,10 @@ impl Kept {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use super::*;
+    use crate::tokenizer::table_hash::prefix_word;
     use crate::tokenizer::Encoding;
 
     /// The tokens of `text[a..b]` without the memo: a lookup, or a merge.
@@ -352,34 +355,62 @@ mod tests {
     }
 
     /// A call counts its vocabulary lookups, from `WARM_AFTER` down to zero (where the
-    /// tables are read in order) and no further; pieces the caches answer do not count, and
-    /// the next call starts again.
+    /// tables are read in order) and no further, on each of the three paths to a lookup;
+    /// pieces `short` and `mid` answer do not count, and the next call starts again.
     #[test]
     fn vocabulary_lookups_count_down_once_per_call() {
         let engine = Encoding::O200kBase.load().unwrap().engine();
         let mut memo = Memo::new();
         memo.serve(engine);
-        // One-token pieces of two to eight bytes, which `short` keeps.
-        let (mut text, mut pieces) = (Vec::new(), Vec::new());
+        // One-token pieces of two to eight bytes in distinct `short` slots, then one of
+        // nine to sixteen bytes and one of seventeen or more.
+        let (mut text, mut pieces, mut slots) = (Vec::new(), Vec::new(), HashSet::new());
+        let mut add = |token: &[u8]| {
+            pieces.push((text.len(), text.len() + token.len()));
+            text.extend_from_slice(token);
+        };
         for id in 0..engine.num_tokens() as u32 {
             let token = engine.token_bytes(id);
-            if (2..=8).contains(&token.len()) && pieces.len() < 2 * WARM_AFTER as usize {
-                pieces.push((text.len(), text.len() + token.len()));
-                text.extend_from_slice(token);
+            let n = token.len();
+            if (2..=8).contains(&n)
+                && slots.len() < 2 * WARM_AFTER as usize
+                && slots.insert(short_slot(prefix_word(token), n))
+            {
+                add(token);
             }
         }
+        let longer = |range: std::ops::RangeInclusive<usize>| {
+            (0..engine.num_tokens() as u32)
+                .map(|id| engine.token_bytes(id))
+                .find(|token| range.contains(&token.len()))
+                .unwrap()
+        };
+        add(longer(9..=16));
+        add(longer(17..=64));
+        let (mid, long) = (pieces[pieces.len() - 2], pieces[pieces.len() - 1]);
+        let short = &pieces[..pieces.len() - 2];
+        assert_eq!(short.len(), 2 * WARM_AFTER as usize);
+
         let mut few = [0; 2];
+        let mut ask = |memo: &mut Memo, piece| {
+            memo.tokens(engine, &text, piece, &mut few);
+            memo.misses_left
+        };
         let half = WARM_AFTER as usize / 2;
-        for &piece in &pieces[..half] {
-            memo.tokens(engine, &text, piece, &mut few);
+        for &piece in &short[..half] {
+            ask(&mut memo, piece);
         }
-        assert_eq!(memo.misses_left, WARM_AFTER - half as u32);
-        for &piece in &pieces[..half] {
-            memo.tokens(engine, &text, piece, &mut few); // answered by `short`
+        let left = WARM_AFTER - half as u32;
+        assert_eq!(memo.misses_left, left);
+        for &piece in &short[..half] {
+            assert_eq!(ask(&mut memo, piece), left, "answered by `short`");
         }
-        assert_eq!(memo.misses_left, WARM_AFTER - half as u32);
-        for &piece in &pieces[half..] {
-            memo.tokens(engine, &text, piece, &mut few);
+        assert_eq!(ask(&mut memo, mid), left - 1);
+        assert_eq!(ask(&mut memo, mid), left - 1, "answered by `mid`");
+        assert_eq!(ask(&mut memo, long), left - 2);
+        assert_eq!(ask(&mut memo, long), left - 3, "no cache for long pieces");
+        for &piece in &short[half..] {
+            ask(&mut memo, piece);
         }
         assert_eq!(memo.misses_left, 0);
         memo.serve(engine);
