@@ -80,7 +80,9 @@ bench-peers: install-dev
 
 # Two builds in one process (benches/ab.py): OLD's extension (a commit, default HEAD) built in
 # a worktree under target/ab, against the working tree's, document by document.
+# AB_ARGS goes to benches/ab.py (for example AB_ARGS="--op encode_list --runs 5").
 OLD ?= HEAD
+AB_ARGS ?=
 AB_TARGET_DIR ?= $(if $(CARGO_TARGET_DIR),$(abspath $(CARGO_TARGET_DIR))-ab,$(CURDIR)/target/ab/cargo)
 bench-ab: install-dev
 	rm -rf target/ab/src target/ab/wheel target/ab/old
@@ -91,7 +93,7 @@ bench-ab: install-dev
 		cd $(CURDIR); git worktree remove --force target/ab/src; exit $$status
 	$(PY) -m zipfile -e target/ab/wheel/*.whl target/ab/old
 	$(PY) benches/ab.py target/ab/old/ferrochunk/_native*.so \
-		$$($(PY) -c "import ferrochunk._native as n; print(n.__file__)")
+		$$($(PY) -c "import ferrochunk._native as n; print(n.__file__)") $(AB_ARGS)
 
 # Every property test (parity, invariants, streams, tokenizer ids) with 5000 examples each.
 fuzz: install-dev

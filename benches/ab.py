@@ -15,7 +15,8 @@ Each run is two fresh processes, one with each build first on the first document
 read every slice in turn (their times add up); the table shows NEW's speed
 over OLD's (above 1: NEW is faster), the median over ``--runs`` runs, and the runs. Each
 run also checks that both builds return the same ids for every document (a build that
-changes the tokens fails the run). Nothing is timed against a target.
+changes the tokens fails the run). ``--op`` picks the call timed: ``encode`` (an array, the
+default), ``encode_list`` or ``count``. Nothing is timed against a target.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from first_pass import LANGS as SLICES
 from first_pass import fresh, slice_documents
 
 ROOT = Path(__file__).resolve().parent.parent
+# The extension's calls that ``--op`` can time: ids as an array, as a list, or a count.
+OPS = ("encode", "encode_list", "count")
 
 
 def _load(path: str) -> ModuleType:
@@ -50,7 +53,7 @@ def _load(path: str) -> ModuleType:
 
 
 def child(
-    old_path: str, new_path: str, encoding: str, slices: list[str], limit: int, flip: int
+    old_path: str, new_path: str, encoding: str, op: str, slices: list[str], limit: int, flip: int
 ) -> None:
     # Copies, so that two paths to one file (an A/A check) are still two libraries: the
     # loader maps a file it has already loaded only once, and the two would share tables,
@@ -60,8 +63,9 @@ def child(
         for label, path in (("old", old_path), ("new", new_path)):
             (Path(tmp) / label).mkdir()
             builds.append(_load(shutil.copy(path, str(Path(tmp) / label / Path(path).name))))
-        for build in builds:
-            build.encode(encoding, "warm up the engine, not the text")
+        calls = [getattr(build, op) for build in builds]
+        for call in calls:
+            call(encoding, "warm up the engine, not the text")
         times = {}
         for name in slices:
             _, docs = slice_documents(name, limit)
@@ -69,14 +73,14 @@ def child(
                 continue  # the shared corpus is not here
             spent = [0.0, 0.0]
             for i, doc in enumerate(docs):
-                ids = []
+                results = []
                 for side in (0, 1) if (i + flip) % 2 == 0 else (1, 0):
                     text_once = fresh(doc)
                     start = time.perf_counter()
-                    ids.append(builds[side].encode(encoding, text_once))
+                    results.append(calls[side](encoding, text_once))
                     spent[side] += time.perf_counter() - start
-                if not np.array_equal(ids[0], ids[1]):
-                    raise SystemExit(f"{name}: the builds' {encoding} ids differ on document {i}")
+                if not np.array_equal(np.asarray(results[0]), np.asarray(results[1])):
+                    raise SystemExit(f"{name}: the builds' {encoding} {op} differ on document {i}")
             times[name] = spent
     if not times:
         raise SystemExit(f"none of the slices {','.join(slices)} has text here")
@@ -88,6 +92,7 @@ def main() -> None:
     parser.add_argument("old", help="the baseline's _native.abi3.so")
     parser.add_argument("new", help="the candidate's _native.abi3.so")
     parser.add_argument("--encodings", default="o200k,cl100k")
+    parser.add_argument("--op", default="encode", choices=OPS, help="the call to time")
     parser.add_argument("--slices", default=",".join(SLICES))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--limit", type=int, default=3_000_000, help="bytes per slice")
@@ -110,7 +115,7 @@ def main() -> None:
             spent: dict[str, list[float]] = {}
             for flip in (0, 1):
                 cmd = [sys.executable, __file__, "--child", args.old, args.new, encoding,
-                       args.slices, str(args.limit), str(flip)]  # fmt: skip
+                       args.op, args.slices, str(args.limit), str(flip)]  # fmt: skip
                 out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
                 if out.returncode != 0:
                     raise SystemExit(out.stderr.strip() or f"run failed: exit {out.returncode}")
@@ -126,8 +131,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 8 and sys.argv[1] == "--child":
-        child(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5].split(","), int(sys.argv[6]),
-              int(sys.argv[7]))  # fmt: skip
+    if len(sys.argv) == 9 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6].split(","),
+              int(sys.argv[7]), int(sys.argv[8]))  # fmt: skip
     else:
         main()

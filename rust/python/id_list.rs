@@ -33,11 +33,18 @@ pub(crate) fn id_list<'py>(
     if table.len() < vocab {
         table.resize_with(vocab, || None);
     }
-    let ints = ids.iter().map(|&id| match table.get_mut(id as usize) {
-        Some(Some(int)) => int.bind(py).clone(),
-        Some(slot) => slot.insert(to_int(py, id).unbind()).bind(py).clone(),
-        None => to_int(py, id),
-    });
+    // The references first, then the list. On a first pass the slots miss the CPU's
+    // caches; filled in the same loop as the list, whose calls take room in the CPU's
+    // window, few loads were in flight at once, and 80 % of this function (Korean) waited
+    // on them. This loop keeps more of them in flight (`make bench-ab`: 1.02-1.05×).
+    let ints: Vec<Bound<'py, PyInt>> = ids
+        .iter()
+        .map(|&id| match table.get_mut(id as usize) {
+            Some(Some(int)) => int.bind(py).clone(),
+            Some(slot) => slot.insert(to_int(py, id).unbind()).bind(py).clone(),
+            None => to_int(py, id),
+        })
+        .collect();
     PyList::new(py, ints)
 }
 
