@@ -151,7 +151,10 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         }
     }
 
-    let (chars, char_masks) = char_table(&tokens, &by_bytes);
+    let mut hazards = Hazards::new(&tokens, &by_bytes);
+    let chars = char_table(&mut hazards);
+    let spaced = spaced_hangul_table(&mut hazards);
+    let char_masks = hazards.mask_words();
 
     let file = std::fs::File::create(out.join(format!("{name}.tables")))?;
     let mut f = std::io::BufWriter::new(file);
@@ -164,6 +167,8 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         pair_slots as u32,
         pair_buckets.len() as u32,
         (char_masks.len() / 4) as u32,
+        *HANGUL.start(),
+        spaced.len() as u32 / 2,
     ] {
         put(v)?;
     }
@@ -177,6 +182,7 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         .chain(&pair_table)
         .chain(&pair_buckets)
         .chain(&chars)
+        .chain(&spaced)
         .chain(&char_masks)
     {
         put(*v)?;
@@ -185,11 +191,157 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
     Ok(())
 }
 
+/// What the hazard proofs of `char_table` and `spaced_hangul_table` read of a vocabulary.
+struct Hazards<'t> {
+    rank: &'t HashMap<&'t [u8], u32>,
+    /// For each token suffix (prefix) of up to three bytes: the byte before (after) it in
+    /// some longer token, with the lowest rank of such a token.
+    before: HashMap<&'t [u8], HashMap<u8, u32>>,
+    after: HashMap<&'t [u8], HashMap<u8, u32>>,
+    /// Tokens that join a token starting with a lead byte on their right, and tokens that
+    /// join a token ending with a continuation byte on their left.
+    joins_lead: HashSet<&'t [u8]>,
+    joins_continuation: HashSet<&'t [u8]>,
+    /// The distinct (left, right) mask pairs, and the index of each.
+    masks: Vec<(u64, u64)>,
+    mask_index: HashMap<(u64, u64), u64>,
+}
+
+impl<'t> Hazards<'t> {
+    fn new(tokens: &[&'t [u8]], by_bytes: &'t HashMap<&'t [u8], u32>) -> Self {
+        let mut before: HashMap<&[u8], HashMap<u8, u32>> = HashMap::new();
+        let mut after: HashMap<&[u8], HashMap<u8, u32>> = HashMap::new();
+        for (id, t) in tokens.iter().enumerate() {
+            let id = id as u32;
+            for k in 1..t.len() {
+                if t.len() - k <= 3 {
+                    let low = before
+                        .entry(&t[k..])
+                        .or_default()
+                        .entry(t[k - 1])
+                        .or_insert(id);
+                    *low = (*low).min(id);
+                }
+                if k <= 3 {
+                    let low = after.entry(&t[..k]).or_default().entry(t[k]).or_insert(id);
+                    *low = (*low).min(id);
+                }
+            }
+        }
+        let mut joins_lead: HashSet<&[u8]> = HashSet::new();
+        let mut joins_continuation: HashSet<&[u8]> = HashSet::new();
+        for t in tokens {
+            for k in 1..t.len() {
+                let (a, b) = t.split_at(k);
+                if by_bytes.contains_key(a) && by_bytes.contains_key(b) {
+                    if b[0] >= 0xC0 {
+                        joins_lead.insert(a);
+                    }
+                    if (0x80..0xC0).contains(&a[a.len() - 1]) {
+                        joins_continuation.insert(b);
+                    }
+                }
+            }
+        }
+        Hazards {
+            rank: by_bytes,
+            before,
+            after,
+            joins_lead,
+            joins_continuation,
+            masks: Vec::new(),
+            mask_index: HashMap::new(),
+        }
+    }
+
+    /// The entry (`first << 43 | second << 22 | mask index`) of `bytes` merged on their own,
+    /// tiktoken's way (lowest rank first, leftmost on ties), into at most two tokens; `None`
+    /// when nothing merges or more than two tokens are left.
+    fn entry(&mut self, bytes: &[u8]) -> Option<u64> {
+        let mut parts: Vec<&[u8]> = bytes.chunks(1).collect();
+        let mut states = vec![parts.clone()];
+        let mut highest = None;
+        loop {
+            let best = (0..parts.len() - 1)
+                .filter_map(|i| {
+                    let joined = [parts[i], parts[i + 1]].concat();
+                    self.rank.get(joined.as_slice()).map(|&r| (r, i))
+                })
+                .min();
+            let Some((r, i)) = best else { break };
+            highest = Some(r);
+            let len = parts[i].len() + parts[i + 1].len();
+            let start = parts[..i].iter().map(|p| p.len()).sum::<usize>();
+            parts.splice(i..i + 2, [&bytes[start..start + len]]);
+            states.push(parts.clone());
+        }
+        let highest = highest?;
+        let (mut left, mut right) = (0u64, 0u64);
+        for state in &states {
+            for (&p, &r) in self.before.get(state[0]).into_iter().flatten() {
+                if r <= highest {
+                    match p {
+                        0x00..=0x7F => right |= 2,
+                        0x80..=0xBF => left |= 1 << (p - 0x80),
+                        _ => {} // a lead byte never ends the character before
+                    }
+                }
+            }
+            for (&q, &r) in self.after.get(state[state.len() - 1]).into_iter().flatten() {
+                if r <= highest {
+                    match q {
+                        0x00..=0x7F => right |= 1,
+                        0xC2..=0xFF => right |= 1 << (q - 0xC0),
+                        _ => {} // a continuation byte never starts the character after
+                    }
+                }
+            }
+        }
+        let alone_right = !self.joins_lead.contains(parts[parts.len() - 1]);
+        let alone_left = !self.joins_continuation.contains(parts[0]);
+        right |= u64::from(alone_right) << 62 | u64::from(alone_left) << 63;
+        if parts.len() > 2 {
+            return None;
+        }
+        let ids: Vec<u32> = parts
+            .iter()
+            .map(|p| self.rank.get(p).copied())
+            .collect::<Option<_>>()?;
+        const NO_SECOND: u64 = (1 << 21) - 1;
+        let first = u64::from(ids[0]);
+        let second = ids.get(1).map_or(NO_SECOND, |&id| u64::from(id));
+        assert!(first.max(second) <= NO_SECOND, "ids fit 21 bits");
+        let masks = &mut self.masks;
+        let m = *self.mask_index.entry((left, right)).or_insert_with(|| {
+            masks.push((left, right));
+            masks.len() as u64 - 1
+        });
+        assert!(m < 1 << 22, "mask indices fit 22 bits");
+        Some(first << 43 | second << 22 | m)
+    }
+
+    /// The mask pairs, four words each: left, right.
+    fn mask_words(&self) -> Vec<u32> {
+        self.masks
+            .iter()
+            .flat_map(|&(l, r)| [l as u32, (l >> 32) as u32, r as u32, (r >> 32) as u32])
+            .collect()
+    }
+}
+
+/// Entries as two words each; all ones for none.
+fn entry_words(entries: impl Iterator<Item = Option<u64>>) -> Vec<u32> {
+    entries
+        .map(|e| e.unwrap_or(u64::MAX))
+        .flat_map(|e| [e as u32, (e >> 32) as u32])
+        .collect()
+}
+
 /// For every three-byte UTF-8 character: the tokens its bytes merge into on their own,
 /// and the neighbouring bytes next to which that merge is not certain to happen first.
 /// Returns the entries (two words each: `first << 43 | second << 22 | mask index`, with
-/// 0x1F_FFFF for no second token, all ones for no entry) and the distinct hazard masks
-/// (four words each: left, right), which a few hundred characters' classes share
+/// 0x1F_FFFF for no second token, all ones for no entry); the masks they index go to
+/// `hazards` (four words each: left, right), which a few hundred characters' classes share
 /// (read by `Tables::char_parts`).
 ///
 /// BPE merges the lowest-ranked pair first. A character's own merges all come before any
@@ -205,119 +357,31 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
 /// with a lead byte; bit 63: its first token joins no token that ends with a continuation
 /// byte. Most pairs of CJK characters are no token, and these bits say so without a
 /// lookup.
-fn char_table(tokens: &[&[u8]], by_bytes: &HashMap<&[u8], u32>) -> (Vec<u32>, Vec<u32>) {
-    // For each token suffix (prefix) of up to three bytes: the byte before (after) it in
-    // some longer token, with the lowest rank of such a token.
-    let mut before: HashMap<&[u8], HashMap<u8, u32>> = HashMap::new();
-    let mut after: HashMap<&[u8], HashMap<u8, u32>> = HashMap::new();
-    for (id, t) in tokens.iter().enumerate() {
-        let id = id as u32;
-        for k in 1..t.len() {
-            if t.len() - k <= 3 {
-                let low = before
-                    .entry(&t[k..])
-                    .or_default()
-                    .entry(t[k - 1])
-                    .or_insert(id);
-                *low = (*low).min(id);
-            }
-            if k <= 3 {
-                let low = after.entry(&t[..k]).or_default().entry(t[k]).or_insert(id);
-                *low = (*low).min(id);
-            }
-        }
-    }
-    // Tokens that join a token starting with a lead byte on their right, and tokens that
-    // join a token ending with a continuation byte on their left.
-    let mut joins_lead: HashSet<&[u8]> = HashSet::new();
-    let mut joins_continuation: HashSet<&[u8]> = HashSet::new();
-    for t in tokens {
-        for k in 1..t.len() {
-            let (a, b) = t.split_at(k);
-            if by_bytes.contains_key(a) && by_bytes.contains_key(b) {
-                if b[0] >= 0xC0 {
-                    joins_lead.insert(a);
-                }
-                if (0x80..0xC0).contains(&a[a.len() - 1]) {
-                    joins_continuation.insert(b);
-                }
-            }
-        }
-    }
-    let rank = |bytes: &[u8]| by_bytes.get(bytes).copied();
-    let mut table = vec![u32::MAX; 2 << 16];
-    let mut masks: Vec<(u64, u64)> = Vec::new();
-    let mut mask_index: HashMap<(u64, u64), u64> = HashMap::new();
-    for index in 0..1usize << 16 {
+fn char_table(hazards: &mut Hazards<'_>) -> Vec<u32> {
+    entry_words((0..1u32 << 16).map(|index| {
         let bytes = [
             0xE0 | (index >> 12) as u8,
             0x80 | ((index >> 6) & 0x3F) as u8,
             0x80 | (index & 0x3F) as u8,
         ];
-        // The character's own merges, tiktoken's way: lowest rank first, leftmost on ties.
-        let mut parts: Vec<&[u8]> = vec![&bytes[..1], &bytes[1..2], &bytes[2..]];
-        let mut states = vec![parts.clone()];
-        let mut highest = None;
-        loop {
-            let best = (0..parts.len() - 1)
-                .filter_map(|i| {
-                    let joined = [parts[i], parts[i + 1]].concat();
-                    rank(&joined).map(|r| (r, i))
-                })
-                .min();
-            let Some((r, i)) = best else { break };
-            highest = Some(r);
-            let len = parts[i].len() + parts[i + 1].len();
-            let start = parts[..i].iter().map(|p| p.len()).sum::<usize>();
-            parts.splice(i..i + 2, [&bytes[start..start + len]]);
-            states.push(parts.clone());
-        }
-        let Some(highest) = highest else { continue };
-        let (mut left, mut right) = (0u64, 0u64);
-        for state in &states {
-            for (&p, &r) in before.get(state[0]).into_iter().flatten() {
-                if r <= highest {
-                    match p {
-                        0x00..=0x7F => right |= 2,
-                        0x80..=0xBF => left |= 1 << (p - 0x80),
-                        _ => {} // a lead byte never ends the character before
-                    }
-                }
-            }
-            for (&q, &r) in after.get(state[state.len() - 1]).into_iter().flatten() {
-                if r <= highest {
-                    match q {
-                        0x00..=0x7F => right |= 1,
-                        0xC2..=0xFF => right |= 1 << (q - 0xC0),
-                        _ => {} // a continuation byte never starts the character after
-                    }
-                }
-            }
-        }
-        let alone_right = !joins_lead.contains(parts[parts.len() - 1]);
-        let alone_left = !joins_continuation.contains(parts[0]);
-        right |= u64::from(alone_right) << 62 | u64::from(alone_left) << 63;
-        // Some pair merged, so at most two parts are left; every part is a token.
-        let Some(ids) = parts.iter().map(|p| rank(p)).collect::<Option<Vec<u32>>>() else {
-            continue;
-        };
-        const NO_SECOND: u64 = (1 << 21) - 1;
-        let first = u64::from(ids[0]);
-        let second = ids.get(1).map_or(NO_SECOND, |&id| u64::from(id));
-        assert!(first.max(second) <= NO_SECOND, "ids fit 21 bits");
-        let m = *mask_index.entry((left, right)).or_insert_with(|| {
-            masks.push((left, right));
-            masks.len() as u64 - 1
-        });
-        assert!(m < 1 << 22, "mask indices fit 22 bits");
-        let entry = first << 43 | second << 22 | m;
-        table[2 * index..2 * index + 2].copy_from_slice(&[entry as u32, (entry >> 32) as u32]);
-    }
-    let mask_words = masks
-        .iter()
-        .flat_map(|&(l, r)| [l as u32, (l >> 32) as u32, r as u32, (r >> 32) as u32])
-        .collect();
-    (table, mask_words)
+        hazards.entry(&bytes)
+    }))
+}
+
+/// The Hangul syllables, which `spaced_hangul_table` covers.
+const HANGUL: std::ops::RangeInclusive<u32> = 0xAC00..=0xD7A3;
+
+/// The same entries as `char_table`'s for a space and a Hangul syllable at the start of a
+/// piece (` 한국어`: Korean puts spaces between words). A space before a character is a
+/// hazard for most syllables (` \xeb` ranks below most of their own merges), so
+/// `char_table` cannot take them whole; at a piece's start the space has no left
+/// neighbour, and the four bytes merge on their own first whenever the right mask allows.
+fn spaced_hangul_table(hazards: &mut Hazards<'_>) -> Vec<u32> {
+    entry_words(HANGUL.map(|c| {
+        let mut bytes = [b' '; 4];
+        char::from_u32(c)?.encode_utf8(&mut bytes[1..]);
+        hazards.entry(&bytes)
+    }))
 }
 
 fn write_dfas(out: &Path) -> Result<(), Box<dyn Error>> {

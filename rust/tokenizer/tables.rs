@@ -43,6 +43,11 @@ pub(crate) struct Tables {
     /// Two words per three-byte character: its parts and the index of its hazard masks
     /// in `char_masks` (`build.rs`, `char_table`).
     chars: Words,
+    /// The same for a space and a Hangul syllable at a piece's start, by the syllable's
+    /// code point from `spaced_first` (`build.rs`, `spaced_hangul_table`).
+    spaced: Words,
+    spaced_first: u32,
+    spaced_count: u32,
     /// Four words per distinct (left, right) hazard mask pair.
     char_masks: Words,
 }
@@ -107,11 +112,12 @@ impl Tables {
     /// first pass does not stop on its pages.
     pub(crate) fn parse(mut data: &'static [u8]) -> Self {
         map_in(data);
-        let header = take(&mut data, 7);
+        let header = take(&mut data, 9);
         let (n, total) = (header.get(0) as usize, header.get(1) as usize);
         let (vocab_slots, vocab_buckets) = (header.get(2) as usize, header.get(3) as usize);
         let (pair_slots, pair_buckets) = (header.get(4) as usize, header.get(5) as usize);
         let masks = header.get(6) as usize;
+        let (spaced_first, spaced_count) = (header.get(7), header.get(8));
         let block_starts = take(&mut data, n.div_ceil(TOKEN_BLOCK));
         let lengths = &take(&mut data, n.div_ceil(4)).0[..n];
         let vocab = Perfect {
@@ -129,6 +135,7 @@ impl Tables {
             bucket_count: pair_buckets,
         };
         let chars = take(&mut data, 2 << 16);
+        let spaced = take(&mut data, 2 * spaced_count as usize);
         let char_masks = take(&mut data, masks * 4);
         Tables {
             tokens: n,
@@ -140,6 +147,9 @@ impl Tables {
             byte_ids,
             byte_pairs,
             chars,
+            spaced,
+            spaced_first,
+            spaced_count,
             char_masks,
         }
     }
@@ -234,13 +244,34 @@ impl Tables {
     #[inline]
     pub(crate) fn char_parts(&self, piece: &[u8], i: usize) -> Option<CharParts> {
         let (b1, b2, b3) = (piece[i], *piece.get(i + 1)?, *piece.get(i + 2)?);
-        if b1 & 0xF0 != 0xE0 || b2 & 0xC0 != 0x80 || b3 & 0xC0 != 0x80 {
+        let index = three_byte_char(b1, b2, b3)?;
+        let before = i.checked_sub(1).map(|k| piece[k]);
+        self.parts_of(
+            self.chars.get64(index as usize),
+            before,
+            piece.get(i + 3).copied(),
+        )
+    }
+
+    /// The same for a piece that starts with a space and a Hangul syllable (` 한국어`),
+    /// whose four bytes merge on their own first unless the byte after them is a hazard.
+    #[inline]
+    pub(crate) fn spaced_char_parts(&self, piece: &[u8]) -> Option<CharParts> {
+        let [b' ', b1, b2, b3, ..] = *piece else {
+            return None;
+        };
+        let k = three_byte_char(b1, b2, b3)?.checked_sub(self.spaced_first)?;
+        if k >= self.spaced_count {
             return None;
         }
-        let index =
-            (usize::from(b1 & 0x0F) << 12) | (usize::from(b2 & 0x3F) << 6) | usize::from(b3 & 0x3F);
+        self.parts_of(self.spaced.get64(k as usize), None, piece.get(4).copied())
+    }
+
+    /// An entry of `chars` or `spaced`, when neither the byte before nor the byte after
+    /// its bytes is a hazard for it.
+    #[inline(always)]
+    fn parts_of(&self, entry: u64, before: Option<u8>, after: Option<u8>) -> Option<CharParts> {
         const NO_SECOND: u64 = (1 << 21) - 1;
-        let entry = self.chars.get64(index);
         if entry == u64::MAX {
             return None;
         }
@@ -250,16 +281,16 @@ impl Tables {
             u64::from(self.char_masks.get(4 * m)) | u64::from(self.char_masks.get(4 * m + 1)) << 32;
         let right = u64::from(self.char_masks.get(4 * m + 2))
             | u64::from(self.char_masks.get(4 * m + 3)) << 32;
-        let safe_left = match i.checked_sub(1).map(|k| piece[k]) {
+        let safe_left = match before {
             None => true,
             Some(0x00..=0x7F) => right & 2 == 0,
             Some(p @ 0x80..=0xBF) => left >> (p - 0x80) & 1 == 0,
             Some(_) => false, // not UTF-8: no hazards were worked out for it
         };
-        let safe_right = match piece.get(i + 3) {
+        let safe_right = match after {
             None => true,
             Some(0x00..=0x7F) => right & 1 == 0,
-            Some(&q @ 0xC2..=0xF4) => right >> (q - 0xC0) & 1 == 0,
+            Some(q @ 0xC2..=0xF4) => right >> (q - 0xC0) & 1 == 0,
             Some(_) => false,
         };
         (safe_left && safe_right).then_some(CharParts {
@@ -273,6 +304,13 @@ impl Tables {
             alone_left: right >> 63 & 1 == 1,
         })
     }
+}
+
+/// The index of the three-byte UTF-8 sequence `b1 b2 b3` (its code point), or `None`.
+#[inline(always)]
+fn three_byte_char(b1: u8, b2: u8, b3: u8) -> Option<u32> {
+    (b1 & 0xF0 == 0xE0 && b2 & 0xC0 == 0x80 && b3 & 0xC0 == 0x80)
+        .then(|| u32::from(b1 & 0x0F) << 12 | u32::from(b2 & 0x3F) << 6 | u32::from(b3 & 0x3F))
 }
 
 /// What `Tables::char_parts` knows of a character.
