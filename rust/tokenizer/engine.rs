@@ -397,17 +397,18 @@ mod tests {
         }
     }
 
-    /// The spaced entries are read: after a space, 30 % of the syllables start whole in
-    /// cl100k and 64 % in o200k, where `char_parts` alone takes under 1 % (` \xeb` and its
-    /// kind rank below most syllables' own merges).
+    /// The spaced entries are read where they are built: after a space, 64 % of the
+    /// syllables start whole in o200k, where `char_parts` alone takes under 1 % (` \xeb` and
+    /// its kind rank below most syllables' own merges). cl100k's table is empty (30 %: too
+    /// few for its size, `build.rs`).
     #[test]
     fn spaced_entries_take_syllables_char_parts_cannot() {
-        for engine in engines() {
+        let syllables: Vec<String> = (0xAC00..=0xD7A3)
+            .filter_map(char::from_u32)
+            .map(|c| format!(" {c}"))
+            .collect();
+        let [cl100k, o200k] = engines().map(|engine| {
             let tables = engine.tables();
-            let syllables: Vec<String> = (0xAC00..=0xD7A3)
-                .filter_map(char::from_u32)
-                .map(|c| format!(" {c}"))
-                .collect();
             let whole = syllables
                 .iter()
                 .filter(|p| tables.spaced_char_parts(p.as_bytes()).is_some())
@@ -416,12 +417,14 @@ mod tests {
                 .iter()
                 .filter(|p| tables.char_parts(p.as_bytes(), 1).is_some())
                 .count();
-            let n = syllables.len();
-            assert!(
-                whole * 4 > n && whole > 50 * by_char,
-                "{whole}, {by_char} of {n}"
-            );
-        }
+            (whole, by_char)
+        });
+        let n = syllables.len();
+        assert_eq!(cl100k.0, 0);
+        assert!(
+            o200k.0 * 2 > n && o200k.0 > 50 * o200k.1,
+            "{o200k:?} of {n}"
+        );
     }
 
     proptest! {
