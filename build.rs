@@ -191,11 +191,16 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
     Ok(())
 }
 
+/// The longest part an entry's merges pass through: a space and a three-byte character
+/// (`spaced_hangul_table`). `Hazards::before` and `after` must cover every part, or a token
+/// that forms across an edge goes unseen.
+const AFFIX: usize = 4;
+
 /// What the hazard proofs of `char_table` and `spaced_hangul_table` read of a vocabulary.
 struct Hazards<'t> {
     rank: &'t HashMap<&'t [u8], u32>,
-    /// For each token suffix (prefix) of up to three bytes: the byte before (after) it in
-    /// some longer token, with the lowest rank of such a token.
+    /// For each token suffix (prefix) of up to `AFFIX` bytes: the byte before (after) it
+    /// in some longer token, with the lowest rank of such a token.
     before: HashMap<&'t [u8], HashMap<u8, u32>>,
     after: HashMap<&'t [u8], HashMap<u8, u32>>,
     /// Tokens that join a token starting with a lead byte on their right, and tokens that
@@ -214,7 +219,7 @@ impl<'t> Hazards<'t> {
         for (id, t) in tokens.iter().enumerate() {
             let id = id as u32;
             for k in 1..t.len() {
-                if t.len() - k <= 3 {
+                if t.len() - k <= AFFIX {
                     let low = before
                         .entry(&t[k..])
                         .or_default()
@@ -222,7 +227,7 @@ impl<'t> Hazards<'t> {
                         .or_insert(id);
                     *low = (*low).min(id);
                 }
-                if k <= 3 {
+                if k <= AFFIX {
                     let low = after.entry(&t[..k]).or_default().entry(t[k]).or_insert(id);
                     *low = (*low).min(id);
                 }
@@ -258,6 +263,10 @@ impl<'t> Hazards<'t> {
     /// tiktoken's way (lowest rank first, leftmost on ties), into at most two tokens; `None`
     /// when nothing merges or more than two tokens are left.
     fn entry(&mut self, bytes: &[u8]) -> Option<u64> {
+        assert!(
+            bytes.len() <= AFFIX,
+            "the hazard maps cover parts of up to AFFIX bytes"
+        );
         let mut parts: Vec<&[u8]> = bytes.chunks(1).collect();
         let mut states = vec![parts.clone()];
         let mut highest = None;
