@@ -397,6 +397,30 @@ mod tests {
         }
     }
 
+    /// Every token that starts with a space and a Hangul syllable, as a piece: its first
+    /// four bytes and a right neighbour that does join them into a token, the case the
+    /// right edge's hazard masks must catch.
+    #[test]
+    fn tokens_across_a_spaced_syllables_edge_merge_exactly() {
+        let spaced_syllable = |t: &&[u8]| {
+            t.len() > 4
+                && t[0] == b' '
+                && std::str::from_utf8(&t[1..4])
+                    .is_ok_and(|c| c.chars().all(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c)))
+        };
+        let pieces: std::collections::BTreeSet<&[u8]> = engines()
+            .into_iter()
+            .flat_map(|e| (0..e.num_tokens() as u32).map(|id| e.token_bytes(id)))
+            .filter(spaced_syllable)
+            .collect();
+        for piece in &pieces {
+            for (ours, theirs) in both_ways(piece) {
+                assert_eq!(ours, theirs, "{:?}", String::from_utf8_lossy(piece));
+            }
+        }
+        assert!(pieces.len() > 700, "{} tokens", pieces.len()); // 780 in the two vocabularies
+    }
+
     /// The spaced entries are read where they are built: after a space, 64 % of the
     /// syllables start whole in o200k, where `char_parts` alone takes under 1 % (` \xeb` and
     /// its kind rank below most syllables' own merges). cl100k's table is empty (30 %: too
