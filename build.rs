@@ -196,6 +196,17 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
 /// that forms across an edge goes unseen.
 const AFFIX: usize = 4;
 
+/// A table entry's second id when its bytes merge into one token.
+const NO_SECOND: u64 = (1 << 21) - 1;
+
+/// Bytes merged on their own (`Hazards::merge`): their one or two tokens and their
+/// (left, right) hazard masks.
+struct Merged {
+    first: u64,
+    second: u64,
+    masks: (u64, u64),
+}
+
 /// What the hazard proofs of `char_table` and `spaced_hangul_table` read of a vocabulary.
 struct Hazards<'t> {
     rank: &'t HashMap<&'t [u8], u32>,
@@ -259,10 +270,10 @@ impl<'t> Hazards<'t> {
         }
     }
 
-    /// The entry (`first << 43 | second << 22 | mask index`) of `bytes` merged on their own,
-    /// tiktoken's way (lowest rank first, leftmost on ties), into at most two tokens; `None`
-    /// when nothing merges or more than two tokens are left.
-    fn entry(&mut self, bytes: &[u8]) -> Option<u64> {
+    /// `bytes` merged on their own, tiktoken's way (lowest rank first, leftmost on ties),
+    /// into at most two tokens, with their hazard masks; `None` when nothing merges or
+    /// more than two tokens are left.
+    fn merge(&self, bytes: &[u8]) -> Option<Merged> {
         assert!(
             bytes.len() <= AFFIX,
             "the hazard maps cover parts of up to AFFIX bytes"
@@ -285,6 +296,9 @@ impl<'t> Hazards<'t> {
             states.push(parts.clone());
         }
         let highest = highest?;
+        if parts.len() > 2 {
+            return None;
+        }
         let (mut left, mut right) = (0u64, 0u64);
         for state in &states {
             for (&p, &r) in self.before.get(state[0]).into_iter().flatten() {
@@ -309,24 +323,30 @@ impl<'t> Hazards<'t> {
         let alone_right = !self.joins_lead.contains(parts[parts.len() - 1]);
         let alone_left = !self.joins_continuation.contains(parts[0]);
         right |= u64::from(alone_right) << 62 | u64::from(alone_left) << 63;
-        if parts.len() > 2 {
-            return None;
-        }
         let ids: Vec<u32> = parts
             .iter()
             .map(|p| self.rank.get(p).copied())
             .collect::<Option<_>>()?;
-        const NO_SECOND: u64 = (1 << 21) - 1;
         let first = u64::from(ids[0]);
         let second = ids.get(1).map_or(NO_SECOND, |&id| u64::from(id));
         assert!(first.max(second) <= NO_SECOND, "ids fit 21 bits");
+        Some(Merged {
+            first,
+            second,
+            masks: (left, right),
+        })
+    }
+
+    /// A merge's table entry, `first << 43 | second << 22 | mask index`; its masks join the
+    /// distinct ones here.
+    fn entry(&mut self, merged: Merged) -> u64 {
         let masks = &mut self.masks;
-        let m = *self.mask_index.entry((left, right)).or_insert_with(|| {
-            masks.push((left, right));
+        let m = *self.mask_index.entry(merged.masks).or_insert_with(|| {
+            masks.push(merged.masks);
             masks.len() as u64 - 1
         });
         assert!(m < 1 << 22, "mask indices fit 22 bits");
-        Some(first << 43 | second << 22 | m)
+        merged.first << 43 | merged.second << 22 | m
     }
 
     /// The mask pairs, four words each: left, right.
@@ -373,7 +393,7 @@ fn char_table(hazards: &mut Hazards<'_>) -> Vec<u32> {
             0x80 | ((index >> 6) & 0x3F) as u8,
             0x80 | (index & 0x3F) as u8,
         ];
-        hazards.entry(&bytes)
+        hazards.merge(&bytes).map(|m| hazards.entry(m))
     }))
 }
 
@@ -389,17 +409,17 @@ const HANGUL: std::ops::RangeInclusive<u32> = 0xAC00..=0xD7A3;
 /// Empty unless most syllables take an entry: o200k's take 64 %, cl100k's, whose Korean is
 /// mostly byte tokens, 30 %, which is too little for 0.09 MB under the package's 20 MB.
 fn spaced_hangul_table(hazards: &mut Hazards<'_>) -> Vec<u32> {
-    let entries: Vec<Option<u64>> = HANGUL
+    let merged: Vec<Option<Merged>> = HANGUL
         .map(|c| {
             let mut bytes = [b' '; 4];
             char::from_u32(c)?.encode_utf8(&mut bytes[1..]);
-            hazards.entry(&bytes)
+            hazards.merge(&bytes)
         })
         .collect();
-    if entries.iter().flatten().count() * 2 < entries.len() {
-        return Vec::new();
+    if merged.iter().flatten().count() * 2 < merged.len() {
+        return Vec::new(); // before any of their masks is kept
     }
-    entry_words(entries.into_iter())
+    entry_words(merged.into_iter().map(|m| m.map(|m| hazards.entry(m))))
 }
 
 fn write_dfas(out: &Path) -> Result<(), Box<dyn Error>> {

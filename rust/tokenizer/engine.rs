@@ -19,7 +19,7 @@ use std::collections::BinaryHeap;
 use std::sync::OnceLock;
 
 use super::long::Long;
-use super::tables::Tables;
+use super::tables::{CharParts, Tables};
 
 /// Pieces longer than this merge with a heap instead of a linear scan.
 const HEAP_FROM: usize = 48;
@@ -132,12 +132,16 @@ impl Engine {
         let tables = &self.tables;
         // The last part is a byte; the last part joins no token that starts with a lead byte.
         let (mut last_byte, mut last_alone) = (false, false);
-        let mut i = 0;
-        if let Some(c) = tables.spaced_char_parts(piece) {
+        // A character's own parts do not merge: its merges ended there.
+        let push = |parts: &mut Vec<(u32, u32)>, c: &CharParts| {
             parts.push((c.first, NONE));
             if c.second != NONE {
                 parts.push((c.second, NONE));
             }
+        };
+        let mut i = 0;
+        if let Some(c) = tables.spaced_char_parts(piece) {
+            push(parts, &c);
             last_alone = c.alone_right;
             i = 4;
         }
@@ -149,11 +153,7 @@ impl Engine {
                         prev.1 = ranks.get(prev.0, c.first);
                     }
                 }
-                parts.push((c.first, NONE));
-                if c.second != NONE {
-                    // A character's own parts do not merge: its merges ended there.
-                    parts.push((c.second, NONE));
-                }
+                push(parts, &c);
                 (last_byte, last_alone) = (false, c.alone_right);
                 i += 3;
             } else {
@@ -383,11 +383,14 @@ mod tests {
         }
     }
 
+    /// The Hangul syllables (`build.rs` covers the same range).
+    const SYLLABLES: std::ops::RangeInclusive<char> = '\u{AC00}'..='\u{D7A3}';
+
     /// Every Hangul syllable after a space at a piece's start (`Tables::spaced_char_parts`),
     /// before neighbours of each kind.
     #[test]
     fn every_spaced_hangul_syllable_merges_exactly() {
-        for c in (0xAC00..=0xD7A3).filter_map(char::from_u32) {
+        for c in SYLLABLES {
             for after in ["", "다", "를", "a", " ", "é", "😀", "し", "中"] {
                 let piece = format!(" {c}{after}");
                 for (ours, theirs) in both_ways(piece.as_bytes()) {
@@ -406,7 +409,7 @@ mod tests {
             t.len() > 4
                 && t[0] == b' '
                 && std::str::from_utf8(&t[1..4])
-                    .is_ok_and(|c| c.chars().all(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c)))
+                    .is_ok_and(|c| c.chars().all(|c| SYLLABLES.contains(&c)))
         };
         let pieces: std::collections::BTreeSet<&[u8]> = engines()
             .into_iter()
@@ -427,10 +430,7 @@ mod tests {
     /// few for its size, `build.rs`).
     #[test]
     fn spaced_entries_take_syllables_char_parts_cannot() {
-        let syllables: Vec<String> = (0xAC00..=0xD7A3)
-            .filter_map(char::from_u32)
-            .map(|c| format!(" {c}"))
-            .collect();
+        let syllables: Vec<String> = SYLLABLES.map(|c| format!(" {c}")).collect();
         let [cl100k, o200k] = engines().map(|engine| {
             let tables = engine.tables();
             let whole = syllables
