@@ -136,6 +136,7 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         );
         slots[i] = left << 42 | right << 21 | u64::from(id);
     }
+    let whole_pairs = whole_pair_filter(&tokens, &pairs);
     let pair_table: Vec<u32> = slots
         .iter()
         .flat_map(|&slot| [slot as u32, (slot >> 32) as u32])
@@ -169,6 +170,7 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         (char_masks.len() / 4) as u32,
         *HANGUL.start(),
         spaced.len() as u32 / 2,
+        whole_pairs.len() as u32 / 2,
     ] {
         put(v)?;
     }
@@ -184,6 +186,7 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         .chain(&chars)
         .chain(&spaced)
         .chain(&char_masks)
+        .chain(&whole_pairs)
     {
         put(*v)?;
     }
@@ -420,6 +423,29 @@ fn spaced_hangul_table(hazards: &mut Hazards<'_>) -> Vec<u32> {
         return Vec::new(); // before any of their masks is kept
     }
     entry_words(merged.into_iter().map(|m| m.map(|m| hazards.entry(m))))
+}
+
+/// The filter of whole-character pairs (`table_hash.rs`) as little-endian words: every
+/// pair of the pair table whose two tokens are whole is in it, so a pair of whole tokens
+/// that the filter rules out is certain to be no token.
+fn whole_pair_filter(tokens: &[&[u8]], pairs: &[(u64, u32)]) -> Vec<u32> {
+    let keys: Vec<(u32, u32)> = pairs
+        .iter()
+        .map(|&(key, _)| ((key >> 32) as u32, key as u32))
+        .filter(|&(a, b)| {
+            table_hash::is_whole(tokens[a as usize]) && table_hash::is_whole(tokens[b as usize])
+        })
+        .collect();
+    let words = (keys.len() * table_hash::FILTER_BITS_PER_KEY).div_ceil(64);
+    let mut filter = vec![0u64; words];
+    for (a, b) in keys {
+        let (word, bits) = table_hash::filter_bits(a, b, words);
+        filter[word] |= bits;
+    }
+    filter
+        .iter()
+        .flat_map(|&w| [w as u32, (w >> 32) as u32])
+        .collect()
 }
 
 fn write_dfas(out: &Path) -> Result<(), Box<dyn Error>> {

@@ -24,6 +24,12 @@ use super::tables::{CharParts, Tables};
 /// Pieces longer than this merge with a heap instead of a linear scan.
 const HEAP_FROM: usize = 48;
 
+/// Set in a part's id while merging when the part is a whole token
+/// (`table_hash::is_whole`): a whole character of one token, or parts that were all
+/// whole, merged. A pair of whole parts is looked up only if the filter of whole-character
+/// pairs lets it be a token (`Tables::whole_pair_may_join`). Ids are under 2^21.
+const WHOLE: u32 = 1 << 31;
+
 /// Pieces up to this many bytes merge in `merge_short` (a scan, then a heap). Longer
 /// ones (a 5 MB run of letters is one piece) use `Long`, whose tables are built on first
 /// use only.
@@ -134,8 +140,10 @@ impl Engine {
         let (mut last_byte, mut last_alone) = (false, false);
         // A character's own parts do not merge: its merges ended there.
         let push = |parts: &mut Vec<(u32, u32)>, c: &CharParts| {
-            parts.push((c.first, NONE));
-            if c.second != NONE {
+            if c.second == NONE {
+                parts.push((c.first | WHOLE, NONE));
+            } else {
+                parts.push((c.first, NONE));
                 parts.push((c.second, NONE));
             }
         };
@@ -150,7 +158,8 @@ impl Engine {
                 if let Some(prev) = parts.last_mut() {
                     let after_continuation = piece[i - 1] & 0xC0 == 0x80;
                     if !(last_alone || c.alone_left && after_continuation) {
-                        prev.1 = ranks.get(prev.0, c.first);
+                        let whole = if c.second == NONE { WHOLE } else { 0 };
+                        prev.1 = ranks.get(prev.0, c.first | whole);
                     }
                 }
                 push(parts, &c);
@@ -224,8 +233,14 @@ struct Ranks<'c> {
 }
 
 impl Ranks<'_> {
+    /// The rank of two parts (ids, `WHOLE` set or not).
     #[inline]
     fn get(&mut self, left: u32, right: u32) -> u32 {
+        let both_whole = left & right & WHOLE != 0;
+        let (left, right) = (left & !WHOLE, right & !WHOLE);
+        if both_whole && !self.tables.whole_pair_may_join(left, right) {
+            return u32::MAX;
+        }
         let h = (u64::from(left) << 32 | u64::from(right)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let slot = &mut self.slots[(h >> (64 - RANK_CACHE_SLOTS.trailing_zeros())) as usize];
         if slot[0] == left && slot[1] == right {
@@ -251,17 +266,18 @@ fn merge_scan(ranks: &mut Ranks<'_>, parts: &mut Vec<(u32, u32)>, out: &mut Vec<
             break;
         }
         // The joined token's id is its rank.
-        parts[i].0 = rank;
+        let joined = rank | parts[i].0 & parts[i + 1].0 & WHOLE;
+        parts[i].0 = joined;
         parts.remove(i + 1);
         parts[i].1 = match parts.get(i + 1) {
-            Some(next) => ranks.get(rank, next.0),
+            Some(next) => ranks.get(joined, next.0),
             None => u32::MAX,
         };
         if i > 0 {
-            parts[i - 1].1 = ranks.get(parts[i - 1].0, rank);
+            parts[i - 1].1 = ranks.get(parts[i - 1].0, joined);
         }
     }
-    out.extend(parts.iter().map(|p| p.0));
+    out.extend(parts.iter().map(|p| p.0 & !WHOLE));
 }
 
 /// The heap merge's buffers, reused across pieces.
@@ -303,13 +319,14 @@ fn merge_heap(
             continue;
         }
         let j = next[iu] as usize;
-        parts[iu].0 = r;
+        let joined = r | parts[iu].0 & parts[j].0 & WHOLE;
+        parts[iu].0 = joined;
         parts[j].0 = NONE;
         next[iu] = next[j];
         let after = next[iu];
         if after < n {
             prev[after as usize] = i;
-            parts[iu].1 = ranks.get(r, parts[after as usize].0);
+            parts[iu].1 = ranks.get(joined, parts[after as usize].0);
             if parts[iu].1 != NONE {
                 heap.push(Reverse((parts[iu].1, i)));
             }
@@ -319,13 +336,13 @@ fn merge_heap(
         let p = prev[iu];
         if p < n {
             let pu = p as usize;
-            parts[pu].1 = ranks.get(parts[pu].0, r);
+            parts[pu].1 = ranks.get(parts[pu].0, joined);
             if parts[pu].1 != NONE {
                 heap.push(Reverse((parts[pu].1, p)));
             }
         }
     }
-    out.extend(parts.iter().map(|p| p.0).filter(|&t| t != NONE));
+    out.extend(parts.iter().filter(|p| p.0 != NONE).map(|p| p.0 & !WHOLE));
 }
 
 #[cfg(test)]
@@ -449,6 +466,40 @@ mod tests {
             o200k.0 * 2 > n && o200k.0 > 50 * o200k.1,
             "{o200k:?} of {n}"
         );
+    }
+
+    /// Pieces joined from whole tokens of the vocabulary (CJK words, a space and Hangul),
+    /// where neighbouring parts often do join: the `WHOLE` marks and the filter of
+    /// whole-character pairs must never skip a merge.
+    #[test]
+    fn pieces_of_whole_tokens_merge_exactly() {
+        let o200k = engines()[1];
+        let whole: Vec<&[u8]> = (0..o200k.num_tokens() as u32)
+            .map(|id| o200k.token_bytes(id))
+            .filter(|t| crate::tokenizer::table_hash::is_whole(t))
+            .map(|t| t.strip_prefix(b" ").unwrap_or(t))
+            .collect();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for _ in 0..20_000 {
+            let mut piece = if next(2) == 0 {
+                b" ".to_vec()
+            } else {
+                Vec::new()
+            };
+            for _ in 0..1 + next(8) {
+                piece.extend_from_slice(whole[next(whole.len())]);
+            }
+            for (ours, theirs) in both_ways(&piece) {
+                assert_eq!(ours, theirs, "{:?}", String::from_utf8_lossy(&piece));
+            }
+        }
+        assert!(whole.len() > 20_000, "{} whole tokens", whole.len());
     }
 
     proptest! {

@@ -35,6 +35,10 @@ const KEY_MAX: usize = 256;
 /// Slots of the table of pieces seen once (a tag of 4 bytes each). Fewer slots lose
 /// pieces of a warm corpus to collisions before they are ever kept.
 const SEEN_SLOTS: usize = 1 << 16;
+/// An empty slot of `seen`: even, where every tag is odd. Not zero: a zeroed table comes
+/// from pages the kernel maps on first touch, and a first pass over new text touched
+/// them one fault at a time; this one is written, so its pages are there.
+const SEEN_EMPTY: u32 = 2;
 /// Vocabulary lookups in one call (pieces `short` and `mid` do not answer) after which the
 /// small lookup tables (`Tables::warm`: 0.46-0.9 MB) are read in order. By then the text
 /// is mostly new to the caches, and its lookups would miss on those tables one line at a
@@ -81,7 +85,7 @@ struct Kept {
     store: Vec<u32>,
     bytes: usize,
     spill: Vec<u32>,
-    /// A hash tag of a piece merged once and not kept, per slot (0: none).
+    /// A hash tag of a piece merged once and not kept, per slot (`SEEN_EMPTY`: none).
     seen: Vec<u32>,
 }
 
@@ -116,7 +120,7 @@ impl Memo {
                 store: Vec::new(),
                 bytes: 0,
                 spill: Vec::new(),
-                seen: vec![0; SEEN_SLOTS],
+                seen: vec![SEEN_EMPTY; SEEN_SLOTS],
             },
             short: vec![SHORT_EMPTY; SHORT_SLOTS],
             mid: vec![MID_EMPTY; MID_SLOTS],

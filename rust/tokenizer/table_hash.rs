@@ -143,3 +143,41 @@ pub fn perfect_slot(h: u64, pilot: u16, slots: usize) -> usize {
 pub fn bucket_bit(h: u64) -> u32 {
     1 << (h & 15)
 }
+
+/// The index of the three-byte UTF-8 sequence `b1 b2 b3` (its code point), or `None`.
+#[inline(always)]
+pub fn three_byte_char(b1: u8, b2: u8, b3: u8) -> Option<u32> {
+    (b1 & 0xF0 == 0xE0 && b2 & 0xC0 == 0x80 && b3 & 0xC0 == 0x80)
+        .then(|| u32::from(b1 & 0x0F) << 12 | u32::from(b2 & 0x3F) << 6 | u32::from(b3 & 0x3F))
+}
+
+// The filter of whole-character pairs: a Bloom filter of the pair table's keys whose two
+// tokens are both whole three-byte characters (the left one may start with a space:
+// `中`+`国`, ` 한`+`국어`). Most such pairs met while merging CJK text are no token, and
+// on a first pass the lookups that say so miss the CPU caches twice (bucket, slot); the
+// filter says it from tens of kilobytes. A key sets `FILTER_PROBES` bits of one 64-bit
+// word, so a query reads one word.
+
+/// Bits of filter per key.
+#[allow(dead_code)] // build.rs sizes the filter; the library only reads it
+pub const FILTER_BITS_PER_KEY: usize = 12;
+const FILTER_PROBES: u32 = 4;
+
+/// A pair's word in a filter of `words` words, and the bits it sets there.
+#[inline(always)]
+pub fn filter_bits(left: u32, right: u32, words: usize) -> (usize, u64) {
+    let h = hash_pair(u64::from(left) << 32 | u64::from(right));
+    let bits = (0..FILTER_PROBES).fold(0, |m, k| m | 1 << (h >> (6 * k) & 63));
+    ((((h >> 32) * words as u64) >> 32) as usize, bits)
+}
+
+/// A token is whole when its bytes are three-byte characters, after a space or not.
+#[allow(dead_code)] // build.rs picks the filter's keys; the library tracks wholeness
+pub fn is_whole(token: &[u8]) -> bool {
+    let chars = token.strip_prefix(b" ").unwrap_or(token);
+    !chars.is_empty()
+        && chars.len() % 3 == 0
+        && chars
+            .chunks_exact(3)
+            .all(|c| three_byte_char(c[0], c[1], c[2]).is_some())
+}

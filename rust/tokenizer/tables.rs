@@ -2,7 +2,8 @@
 //! hashes nothing, and only the pages a text needs are ever touched.
 
 use super::table_hash::{
-    bucket_bit, hash_pair, hash_with_prefix, perfect_bucket, perfect_slot, prefix_word_at,
+    bucket_bit, filter_bits, hash_pair, hash_with_prefix, perfect_bucket, perfect_slot,
+    prefix_word_at, three_byte_char,
 };
 
 /// A little-endian `u32` array inside the binary.
@@ -50,6 +51,9 @@ pub(crate) struct Tables {
     spaced_count: u32,
     /// Four words per distinct (left, right) hazard mask pair.
     char_masks: Words,
+    /// The filter of whole-character pairs (`table_hash.rs`): two words per 64-bit word.
+    whole_pairs: Words,
+    whole_pair_words: usize,
 }
 
 /// A table whose slots a perfect hash assigns: the slots, and a word per bucket (its pilot,
@@ -112,12 +116,13 @@ impl Tables {
     /// first pass does not stop on its pages.
     pub(crate) fn parse(mut data: &'static [u8]) -> Self {
         map_in(data);
-        let header = take(&mut data, 9);
+        let header = take(&mut data, 10);
         let (n, total) = (header.get(0) as usize, header.get(1) as usize);
         let (vocab_slots, vocab_buckets) = (header.get(2) as usize, header.get(3) as usize);
         let (pair_slots, pair_buckets) = (header.get(4) as usize, header.get(5) as usize);
         let masks = header.get(6) as usize;
         let (spaced_first, spaced_count) = (header.get(7), header.get(8));
+        let whole_pair_words = header.get(9) as usize;
         let block_starts = take(&mut data, n.div_ceil(TOKEN_BLOCK));
         let lengths = &take(&mut data, n.div_ceil(4)).0[..n];
         let vocab = Perfect {
@@ -137,6 +142,7 @@ impl Tables {
         let chars = take(&mut data, 2 << 16);
         let spaced = take(&mut data, 2 * spaced_count as usize);
         let char_masks = take(&mut data, masks * 4);
+        let whole_pairs = take(&mut data, 2 * whole_pair_words);
         Tables {
             tokens: n,
             block_starts,
@@ -151,6 +157,8 @@ impl Tables {
             spaced_first,
             spaced_count,
             char_masks,
+            whole_pairs,
+            whole_pair_words,
         }
     }
 
@@ -238,6 +246,17 @@ impl Tables {
         }
     }
 
+    /// Whether two whole tokens (`table_hash::is_whole`) may join into a token. `false` is
+    /// certain: `build.rs` puts every such pair of the pair table in the filter.
+    #[inline]
+    pub(crate) fn whole_pair_may_join(&self, left: u32, right: u32) -> bool {
+        if self.whole_pair_words == 0 {
+            return true;
+        }
+        let (word, bits) = filter_bits(left, right, self.whole_pair_words);
+        self.whole_pairs.get64(word) & bits == bits
+    }
+
     /// The tokens the three-byte character at `piece[i..i + 3]` merges into, when BPE is
     /// certain to make those merges before any across its edges: its bytes are one
     /// character, and neither neighbouring byte (none at the piece's edges) is a hazard.
@@ -306,13 +325,6 @@ impl Tables {
     }
 }
 
-/// The index of the three-byte UTF-8 sequence `b1 b2 b3` (its code point), or `None`.
-#[inline(always)]
-fn three_byte_char(b1: u8, b2: u8, b3: u8) -> Option<u32> {
-    (b1 & 0xF0 == 0xE0 && b2 & 0xC0 == 0x80 && b3 & 0xC0 == 0x80)
-        .then(|| u32::from(b1 & 0x0F) << 12 | u32::from(b2 & 0x3F) << 6 | u32::from(b3 & 0x3F))
-}
-
 /// What `Tables::char_parts` knows of a character.
 pub(crate) struct CharParts {
     pub(crate) first: u32,
@@ -327,7 +339,7 @@ pub(crate) struct CharParts {
 #[cfg(test)]
 mod tests {
     use super::hash_pair;
-    use crate::tokenizer::table_hash::hash_bytes;
+    use crate::tokenizer::table_hash::{hash_bytes, is_whole};
     use crate::tokenizer::Encoding;
 
     /// The masks filter: most absent keys (about 78 % at four keys to a bucket and one bit
@@ -357,6 +369,53 @@ mod tests {
             assert!(absent > 20_000, "{encoding:?}: {absent} absent keys");
             assert!(
                 ruled_out * 10 >= absent * 7,
+                "{encoding:?}: {ruled_out} of {absent}"
+            );
+        }
+    }
+
+    /// Every pair of the pair table whose two tokens are whole passes the filter of
+    /// whole-character pairs (one it ruled out would skip a merge), and the filter rules out
+    /// most pairs of whole tokens that are no token.
+    #[test]
+    fn whole_pair_filter_keeps_every_pair_and_rules_out_most_others() {
+        for encoding in [Encoding::Cl100kBase, Encoding::O200kBase] {
+            let tables = encoding.load().unwrap().engine().tables();
+            let whole: Vec<u32> = (0..tables.num_tokens() as u32)
+                .filter(|&id| is_whole(tables.token(id)))
+                .collect();
+            let mut kept = 0;
+            for id in 0..tables.num_tokens() as u32 {
+                let bytes = tables.token(id);
+                for k in 1..bytes.len() {
+                    let halves = (
+                        tables.lookup_in(bytes, 0, k),
+                        tables.lookup_in(bytes, k, bytes.len()),
+                    );
+                    if let (Some(left), Some(right)) = halves {
+                        if whole.binary_search(&left).is_ok() && whole.binary_search(&right).is_ok()
+                        {
+                            assert!(tables.whole_pair_may_join(left, right), "{encoding:?} {id}");
+                            kept += 1;
+                        }
+                    }
+                }
+            }
+            let (mut absent, mut ruled_out) = (0, 0);
+            for &left in whole.iter().step_by(7) {
+                for &right in whole.iter().step_by(101) {
+                    if tables.pair_rank(left, right) == u32::MAX {
+                        absent += 1;
+                        ruled_out += usize::from(!tables.whole_pair_may_join(left, right));
+                    }
+                }
+            }
+            assert!(
+                kept > 300 && absent > 3_000,
+                "{encoding:?}: {kept}, {absent}"
+            );
+            assert!(
+                ruled_out * 100 >= absent * 95,
                 "{encoding:?}: {ruled_out} of {absent}"
             );
         }
