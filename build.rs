@@ -136,7 +136,7 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         );
         slots[i] = left << 42 | right << 21 | u64::from(id);
     }
-    let whole_pairs = whole_pair_filter(&tokens, &pairs);
+    let edge_pairs = edge_pair_filter(&tokens, &pairs);
     let pair_table: Vec<u32> = slots
         .iter()
         .flat_map(|&slot| [slot as u32, (slot >> 32) as u32])
@@ -170,7 +170,7 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         (char_masks.len() / 4) as u32,
         *HANGUL.start(),
         spaced.len() as u32 / 2,
-        whole_pairs.len() as u32 / 2,
+        edge_pairs.len() as u32 / 2,
     ] {
         put(v)?;
     }
@@ -186,7 +186,7 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         .chain(&chars)
         .chain(&spaced)
         .chain(&char_masks)
-        .chain(&whole_pairs)
+        .chain(&edge_pairs)
     {
         put(*v)?;
     }
@@ -425,15 +425,16 @@ fn spaced_hangul_table(hazards: &mut Hazards<'_>) -> Vec<u32> {
     entry_words(merged.into_iter().map(|m| m.map(|m| hazards.entry(m))))
 }
 
-/// The filter of whole-character pairs (`table_hash.rs`) as little-endian words: every
-/// pair of the pair table whose two tokens are whole is in it, so a pair of whole tokens
+/// The filter of pairs across a character edge (`table_hash.rs`) as little-endian words:
+/// every pair of the pair table of such a left and right token is in it, so such a pair
 /// that the filter rules out is certain to be no token.
-fn whole_pair_filter(tokens: &[&[u8]], pairs: &[(u64, u32)]) -> Vec<u32> {
+fn edge_pair_filter(tokens: &[&[u8]], pairs: &[(u64, u32)]) -> Vec<u32> {
     let keys: Vec<(u32, u32)> = pairs
         .iter()
         .map(|&(key, _)| ((key >> 32) as u32, key as u32))
         .filter(|&(a, b)| {
-            table_hash::is_whole(tokens[a as usize]) && table_hash::is_whole(tokens[b as usize])
+            table_hash::ends_in_character(tokens[a as usize])
+                && table_hash::starts_three_byte_character(tokens[b as usize])
         })
         .collect();
     let words = (keys.len() * table_hash::FILTER_BITS_PER_KEY).div_ceil(64);

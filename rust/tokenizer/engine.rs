@@ -24,11 +24,15 @@ use super::tables::{CharParts, Tables};
 /// Pieces longer than this merge with a heap instead of a linear scan.
 const HEAP_FROM: usize = 48;
 
-/// Set in a part's id while merging when the part is a whole token
-/// (`table_hash::is_whole`): a whole character of one token, or parts that were all
-/// whole, merged. A pair of whole parts is looked up only if the filter of whole-character
-/// pairs lets it be a token (`Tables::whole_pair_may_join`). Ids are under 2^21.
-const WHOLE: u32 = 1 << 31;
+/// Marks on a part's id while a piece with three-byte characters merges (ids are under
+/// 2^21): `STARTS`, its first byte leads a three-byte character; `ENDS`, its last byte is a
+/// continuation byte, or it is the space at the piece's start (never a right neighbour).
+/// A joined part starts as its left part and ends as its right one. A pair of an `ENDS` and
+/// a `STARTS` part is looked up only if the filter of pairs across a character edge lets
+/// it be a token (`Tables::edge_pair_may_join`).
+const STARTS: u32 = 1 << 31;
+const ENDS: u32 = 1 << 30;
+const MARKS: u32 = STARTS | ENDS;
 
 /// Pieces up to this many bytes merge in `merge_short` (a scan, then a heap). Longer
 /// ones (a 5 MB run of letters is one piece) use `Long`, whose tables are built on first
@@ -139,17 +143,18 @@ impl Engine {
         // The last part is a byte; the last part joins no token that starts with a lead byte.
         let (mut last_byte, mut last_alone) = (false, false);
         // A character's own parts do not merge: its merges ended there.
-        let push = |parts: &mut Vec<(u32, u32)>, c: &CharParts| {
+        // `starts`: the first part starts with the character (not a space before it).
+        let push = |parts: &mut Vec<(u32, u32)>, c: &CharParts, starts: u32| {
             if c.second == NONE {
-                parts.push((c.first | WHOLE, NONE));
+                parts.push((c.first | starts | ENDS, NONE));
             } else {
-                parts.push((c.first, NONE));
-                parts.push((c.second, NONE));
+                parts.push((c.first | starts, NONE));
+                parts.push((c.second | ENDS, NONE));
             }
         };
         let mut i = 0;
         if let Some(c) = tables.spaced_char_parts(piece) {
-            push(parts, &c);
+            push(parts, &c, 0);
             last_alone = c.alone_right;
             i = 4;
         }
@@ -158,16 +163,21 @@ impl Engine {
                 if let Some(prev) = parts.last_mut() {
                     let after_continuation = piece[i - 1] & 0xC0 == 0x80;
                     if !(last_alone || c.alone_left && after_continuation) {
-                        let whole = if c.second == NONE { WHOLE } else { 0 };
-                        prev.1 = ranks.get(prev.0, c.first | whole);
+                        prev.1 = ranks.get(prev.0, c.first | STARTS);
                     }
                 }
-                push(parts, &c);
+                push(parts, &c, STARTS);
                 (last_byte, last_alone) = (false, c.alone_right);
                 i += 3;
             } else {
                 let b = piece[i];
-                let id = tables.byte_id(b);
+                let id = tables.byte_id(b)
+                    | match b {
+                        0xE0..=0xEF => STARTS,
+                        0x80..=0xBF => ENDS,
+                        b' ' if i == 0 => ENDS,
+                        _ => 0,
+                    };
                 if let Some(prev) = parts.last_mut() {
                     if last_byte {
                         prev.1 = tables.byte_pair(piece[i - 1], b);
@@ -233,12 +243,12 @@ struct Ranks<'c> {
 }
 
 impl Ranks<'_> {
-    /// The rank of two parts (ids, `WHOLE` set or not).
+    /// The rank of two parts (ids, with their `MARKS`).
     #[inline]
     fn get(&mut self, left: u32, right: u32) -> u32 {
-        let both_whole = left & right & WHOLE != 0;
-        let (left, right) = (left & !WHOLE, right & !WHOLE);
-        if both_whole && !self.tables.whole_pair_may_join(left, right) {
+        let edge = left & ENDS != 0 && right & STARTS != 0;
+        let (left, right) = (left & !MARKS, right & !MARKS);
+        if edge && !self.tables.edge_pair_may_join(left, right) {
             return u32::MAX;
         }
         let h = (u64::from(left) << 32 | u64::from(right)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -266,7 +276,7 @@ fn merge_scan(ranks: &mut Ranks<'_>, parts: &mut Vec<(u32, u32)>, out: &mut Vec<
             break;
         }
         // The joined token's id is its rank.
-        let joined = rank | parts[i].0 & parts[i + 1].0 & WHOLE;
+        let joined = rank | parts[i].0 & STARTS | parts[i + 1].0 & ENDS;
         parts[i].0 = joined;
         parts.remove(i + 1);
         parts[i].1 = match parts.get(i + 1) {
@@ -277,7 +287,7 @@ fn merge_scan(ranks: &mut Ranks<'_>, parts: &mut Vec<(u32, u32)>, out: &mut Vec<
             parts[i - 1].1 = ranks.get(parts[i - 1].0, joined);
         }
     }
-    out.extend(parts.iter().map(|p| p.0 & !WHOLE));
+    out.extend(parts.iter().map(|p| p.0 & !MARKS));
 }
 
 /// The heap merge's buffers, reused across pieces.
@@ -319,7 +329,7 @@ fn merge_heap(
             continue;
         }
         let j = next[iu] as usize;
-        let joined = r | parts[iu].0 & parts[j].0 & WHOLE;
+        let joined = r | parts[iu].0 & STARTS | parts[j].0 & ENDS;
         parts[iu].0 = joined;
         parts[j].0 = NONE;
         next[iu] = next[j];
@@ -342,7 +352,7 @@ fn merge_heap(
             }
         }
     }
-    out.extend(parts.iter().filter(|p| p.0 != NONE).map(|p| p.0 & !WHOLE));
+    out.extend(parts.iter().filter(|p| p.0 != NONE).map(|p| p.0 & !MARKS));
 }
 
 #[cfg(test)]
@@ -468,15 +478,16 @@ mod tests {
         );
     }
 
-    /// Pieces joined from whole tokens of the vocabulary (CJK words, a space and Hangul),
-    /// where neighbouring parts often do join: the `WHOLE` marks and the filter of
-    /// whole-character pairs must never skip a merge.
+    /// Pieces joined from tokens of the vocabulary that meet at character edges (CJK words,
+    /// parts of characters, a space and Hangul), where neighbouring parts often do join:
+    /// the marks and the filter of pairs across a character edge must never skip a merge.
     #[test]
-    fn pieces_of_whole_tokens_merge_exactly() {
+    fn pieces_of_tokens_across_character_edges_merge_exactly() {
+        use crate::tokenizer::table_hash::{ends_in_character, starts_three_byte_character};
         let o200k = engines()[1];
-        let whole: Vec<&[u8]> = (0..o200k.num_tokens() as u32)
+        let pool: Vec<&[u8]> = (0..o200k.num_tokens() as u32)
             .map(|id| o200k.token_bytes(id))
-            .filter(|t| crate::tokenizer::table_hash::is_whole(t))
+            .filter(|t| ends_in_character(t) || starts_three_byte_character(t))
             .map(|t| t.strip_prefix(b" ").unwrap_or(t))
             .collect();
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
@@ -493,13 +504,13 @@ mod tests {
                 Vec::new()
             };
             for _ in 0..1 + next(8) {
-                piece.extend_from_slice(whole[next(whole.len())]);
+                piece.extend_from_slice(pool[next(pool.len())]);
             }
             for (ours, theirs) in both_ways(&piece) {
                 assert_eq!(ours, theirs, "{:?}", String::from_utf8_lossy(&piece));
             }
         }
-        assert!(whole.len() > 20_000, "{} whole tokens", whole.len());
+        assert!(pool.len() > 30_000, "{} tokens", pool.len());
     }
 
     proptest! {

@@ -151,12 +151,13 @@ pub fn three_byte_char(b1: u8, b2: u8, b3: u8) -> Option<u32> {
         .then(|| u32::from(b1 & 0x0F) << 12 | u32::from(b2 & 0x3F) << 6 | u32::from(b3 & 0x3F))
 }
 
-// The filter of whole-character pairs: a Bloom filter of the pair table's keys whose two
-// tokens are both whole three-byte characters (the left one may start with a space:
-// `中`+`国`, ` 한`+`국어`). Most such pairs met while merging CJK text are no token, and
-// on a first pass the lookups that say so miss the CPU caches twice (bucket, slot); the
-// filter says it from tens of kilobytes. A key sets `FILTER_PROBES` bits of one 64-bit
-// word, so a query reads one word.
+// The filter of pairs across a character edge: a Bloom filter of the pair table's keys
+// whose left token ends with a UTF-8 continuation byte (or is a space) and whose right
+// token starts with the lead byte of a three-byte character (`中`+`国`, ` `+`参考`,
+// `\xec\x9d`+... the parts of CJK text meet like this). Most such pairs met while merging
+// are no token, and on a first pass the lookups that say so miss the CPU caches twice
+// (bucket, slot); the filter says it from tens of kilobytes. A key sets `FILTER_PROBES`
+// bits of one 64-bit word, so a query reads one word.
 
 /// Bits of filter per key.
 #[allow(dead_code)] // build.rs sizes the filter; the library only reads it
@@ -171,13 +172,14 @@ pub fn filter_bits(left: u32, right: u32, words: usize) -> (usize, u64) {
     ((((h >> 32) * words as u64) >> 32) as usize, bits)
 }
 
-/// A token is whole when its bytes are three-byte characters, after a space or not.
-#[allow(dead_code)] // build.rs picks the filter's keys; the library tracks wholeness
-pub fn is_whole(token: &[u8]) -> bool {
-    let chars = token.strip_prefix(b" ").unwrap_or(token);
-    !chars.is_empty()
-        && chars.len() % 3 == 0
-        && chars
-            .chunks_exact(3)
-            .all(|c| three_byte_char(c[0], c[1], c[2]).is_some())
+/// A left token of the filter's pairs: it ends with a continuation byte, or is a space.
+#[allow(dead_code)] // build.rs picks the filter's keys; the library marks its parts
+pub fn ends_in_character(token: &[u8]) -> bool {
+    matches!(token, [.., 0x80..=0xBF] | [b' '])
+}
+
+/// A right token of the filter's pairs: it starts with a three-byte character's lead byte.
+#[allow(dead_code)] // build.rs picks the filter's keys; the library marks its parts
+pub fn starts_three_byte_character(token: &[u8]) -> bool {
+    matches!(token, [0xE0..=0xEF, ..])
 }
