@@ -137,10 +137,7 @@ fn write_tables(out: &Path, name: &str, bpe: &bpe_openai::Tokenizer) -> std::io:
         slots[i] = left << 42 | right << 21 | u64::from(id);
     }
     let edge_pairs = edge_pair_filter(&tokens, &pairs);
-    let pair_table: Vec<u32> = slots
-        .iter()
-        .flat_map(|&slot| [slot as u32, (slot >> 32) as u32])
-        .collect();
+    let pair_table = u64_words(slots);
 
     let mut byte_ids = [u32::MAX; 256];
     let mut byte_pairs = vec![u32::MAX; 1 << 16];
@@ -361,12 +358,17 @@ impl<'t> Hazards<'t> {
     }
 }
 
+/// 64-bit values as little-endian pairs of words.
+fn u64_words(values: impl IntoIterator<Item = u64>) -> Vec<u32> {
+    values
+        .into_iter()
+        .flat_map(|v| [v as u32, (v >> 32) as u32])
+        .collect()
+}
+
 /// Entries as two words each; all ones for none.
 fn entry_words(entries: impl Iterator<Item = Option<u64>>) -> Vec<u32> {
-    entries
-        .map(|e| e.unwrap_or(u64::MAX))
-        .flat_map(|e| [e as u32, (e >> 32) as u32])
-        .collect()
+    u64_words(entries.map(|e| e.unwrap_or(u64::MAX)))
 }
 
 /// For every three-byte UTF-8 character: the tokens its bytes merge into on their own,
@@ -443,10 +445,7 @@ fn edge_pair_filter(tokens: &[&[u8]], pairs: &[(u64, u32)]) -> Vec<u32> {
         let (word, bits) = table_hash::filter_bits(a, b, words);
         filter[word] |= bits;
     }
-    filter
-        .iter()
-        .flat_map(|&w| [w as u32, (w >> 32) as u32])
-        .collect()
+    u64_words(filter)
 }
 
 fn write_dfas(out: &Path) -> Result<(), Box<dyn Error>> {

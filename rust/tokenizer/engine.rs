@@ -19,6 +19,7 @@ use std::collections::BinaryHeap;
 use std::sync::OnceLock;
 
 use super::long::Long;
+use super::table_hash::{ends_in_character, starts_three_byte_character};
 use super::tables::{CharParts, Tables};
 
 /// Pieces longer than this merge with a heap instead of a linear scan.
@@ -171,13 +172,7 @@ impl Engine {
                 i += 3;
             } else {
                 let b = piece[i];
-                let id = tables.byte_id(b)
-                    | match b {
-                        0xE0..=0xEF => STARTS,
-                        0x80..=0xBF => ENDS,
-                        b' ' if i == 0 => ENDS,
-                        _ => 0,
-                    };
+                let id = tables.byte_id(b) | byte_marks(piece, i);
                 if let Some(prev) = parts.last_mut() {
                     if last_byte {
                         prev.1 = tables.byte_pair(piece[i - 1], b);
@@ -190,6 +185,20 @@ impl Engine {
                 i += 1;
             }
         }
+    }
+}
+
+/// The marks of the byte `piece[i]` as a part of its own, by the predicates `build.rs`
+/// picks the filter's keys with (a space only at the piece's start).
+#[inline(always)]
+fn byte_marks(piece: &[u8], i: usize) -> u32 {
+    let byte = &piece[i..=i];
+    if starts_three_byte_character(byte) {
+        STARTS
+    } else if ends_in_character(byte) && (i == 0 || byte != b" ") {
+        ENDS
+    } else {
+        0
     }
 }
 
@@ -483,7 +492,6 @@ mod tests {
     /// the marks and the filter of pairs across a character edge must never skip a merge.
     #[test]
     fn pieces_of_tokens_across_character_edges_merge_exactly() {
-        use crate::tokenizer::table_hash::{ends_in_character, starts_three_byte_character};
         let o200k = engines()[1];
         let pool: Vec<&[u8]> = (0..o200k.num_tokens() as u32)
             .map(|id| o200k.token_bytes(id))

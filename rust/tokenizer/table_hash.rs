@@ -144,13 +144,6 @@ pub fn bucket_bit(h: u64) -> u32 {
     1 << (h & 15)
 }
 
-/// The index of the three-byte UTF-8 sequence `b1 b2 b3` (its code point), or `None`.
-#[inline(always)]
-pub fn three_byte_char(b1: u8, b2: u8, b3: u8) -> Option<u32> {
-    (b1 & 0xF0 == 0xE0 && b2 & 0xC0 == 0x80 && b3 & 0xC0 == 0x80)
-        .then(|| u32::from(b1 & 0x0F) << 12 | u32::from(b2 & 0x3F) << 6 | u32::from(b3 & 0x3F))
-}
-
 // The filter of pairs across a character edge: a Bloom filter of the pair table's keys
 // whose left token ends with a UTF-8 continuation byte (or is a space) and whose right
 // token starts with the lead byte of a three-byte character (`中`+`国`, ` `+`参考`,
@@ -173,13 +166,14 @@ pub fn filter_bits(left: u32, right: u32, words: usize) -> (usize, u64) {
 }
 
 /// A left token of the filter's pairs: it ends with a continuation byte, or is a space.
-#[allow(dead_code)] // build.rs picks the filter's keys; the library marks its parts
+/// `build.rs` picks the filter's keys with these two; the merge marks its parts with them.
+#[inline(always)]
 pub fn ends_in_character(token: &[u8]) -> bool {
     matches!(token, [.., 0x80..=0xBF] | [b' '])
 }
 
 /// A right token of the filter's pairs: it starts with a three-byte character's lead byte.
-#[allow(dead_code)] // build.rs picks the filter's keys; the library marks its parts
+#[inline(always)]
 pub fn starts_three_byte_character(token: &[u8]) -> bool {
     matches!(token, [0xE0..=0xEF, ..])
 }

@@ -3,7 +3,7 @@
 
 use super::table_hash::{
     bucket_bit, filter_bits, hash_pair, hash_with_prefix, perfect_bucket, perfect_slot,
-    prefix_word_at, three_byte_char,
+    prefix_word_at,
 };
 
 /// A little-endian `u32` array inside the binary.
@@ -325,6 +325,13 @@ impl Tables {
             alone_left: right >> 63 & 1 == 1,
         })
     }
+}
+
+/// The index of the three-byte UTF-8 sequence `b1 b2 b3` (its code point), or `None`.
+#[inline(always)]
+fn three_byte_char(b1: u8, b2: u8, b3: u8) -> Option<u32> {
+    (b1 & 0xF0 == 0xE0 && b2 & 0xC0 == 0x80 && b3 & 0xC0 == 0x80)
+        .then(|| u32::from(b1 & 0x0F) << 12 | u32::from(b2 & 0x3F) << 6 | u32::from(b3 & 0x3F))
 }
 
 /// What `Tables::char_parts` knows of a character.
