@@ -21,6 +21,7 @@ use std::sync::OnceLock;
 use super::long::Long;
 use super::table_hash::{ends_in_character, starts_three_byte_character};
 use super::tables::{CharParts, Tables};
+use super::warm::read_in_order;
 
 /// Pieces longer than this merge with a heap instead of a linear scan.
 const HEAP_FROM: usize = 48;
@@ -79,9 +80,17 @@ impl Engine {
         self.tables.lookup_in(text, a, b)
     }
 
-    /// See `Tables::warm`.
+    /// Reads this engine's lookup tables (`Tables::warm`) and this thread's rank cache
+    /// in order (`warm.rs`).
     pub(crate) fn warm_tables(&self) {
         self.tables.warm();
+        let _ = SCRATCH.try_with(|cell| {
+            if let Ok(scratch) = cell.try_borrow() {
+                if scratch.ranks.owner == std::ptr::from_ref(&self.tables) as usize {
+                    read_in_order(&scratch.ranks.slots);
+                }
+            }
+        });
     }
 
     /// Appends the tokens of one pre-tokenized piece to `out`.

@@ -22,6 +22,7 @@ mod pretokenize;
 pub mod stream;
 mod table_hash;
 mod tables;
+pub(crate) mod warm;
 
 use std::sync::LazyLock;
 

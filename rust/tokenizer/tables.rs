@@ -5,6 +5,7 @@ use super::table_hash::{
     bucket_bit, filter_bits, hash_pair, hash_with_prefix, perfect_bucket, perfect_slot,
     prefix_word_at,
 };
+use super::warm::read_in_order;
 
 /// A little-endian `u32` array inside the binary.
 #[derive(Clone, Copy)]
@@ -76,19 +77,6 @@ impl Perfect {
     }
 }
 
-/// Reads a byte of every cache line of `data`, once, at load. The tables sit in the
-/// extension's file: the kernel maps a page of them on first touch (a fault of about 2 µs
-/// per 64 KB here), and nothing of them is in the CPU's caches. Lookups touch them at
-/// random, so a process's first documents stopped on over a hundred faults and on misses
-/// to memory. Read in order at load (o200k's 9.2 MB in well under a millisecond: start-up
-/// did not move), they are mapped and, where the last-level cache holds them, cached; a
-/// tokenizer that builds its table at load starts the same way.
-fn map_in(data: &[u8]) {
-    const LINE: usize = 64;
-    let sum = data.iter().step_by(LINE).fold(0u8, |acc, &b| acc ^ b);
-    std::hint::black_box(sum);
-}
-
 /// Tokens per block of `Tables::block_starts` (`build.rs` writes it).
 const TOKEN_BLOCK: usize = 16;
 
@@ -100,23 +88,30 @@ fn take(data: &mut &'static [u8], count: usize) -> Words {
 }
 
 impl Tables {
-    /// Reads the bucket words of both perfect-hash tables, the token lengths and the block
-    /// starts in order (0.9 MB for o200k, 0.46 MB for cl100k), so the lookups of a text new
-    /// to the caches find them cached instead of missing on a line each (`Memo` decides
-    /// when). Out of line: it runs once per call at most.
+    /// Reads the bucket words of both perfect-hash tables, the token lengths, the block
+    /// starts and the pair filter in order (0.95 MB for o200k, 0.46 MB for cl100k), so the
+    /// lookups of a text new to the caches find them cached instead of missing on a line
+    /// each (`Memo` decides when: `warm.rs`). Out of line: it runs once per call at most.
     #[cold]
     #[inline(never)]
     pub(crate) fn warm(&self) {
-        map_in(self.vocab.buckets.0);
-        map_in(self.pairs.buckets.0);
-        map_in(self.lengths);
-        map_in(self.block_starts.0);
+        read_in_order(self.vocab.buckets.0);
+        read_in_order(self.pairs.buckets.0);
+        read_in_order(self.lengths);
+        read_in_order(self.block_starts.0);
+        read_in_order(self.edge_pairs.0);
     }
 
-    /// Views a table file (its layout is `build.rs`'s), read once here (`map_in`) so a
-    /// first pass does not stop on its pages.
+    /// Views a table file (its layout is `build.rs`'s).
     pub(crate) fn parse(mut data: &'static [u8]) -> Self {
-        map_in(data);
+        // The tables sit in the extension's file: the kernel maps a page of them on first
+        // touch (a fault of about 2 µs per 64 KB here), and nothing of them is cached.
+        // Lookups touch them at random, so a process's first documents stopped on over a
+        // hundred faults and on misses to memory. Read in order here (o200k's 9.2 MB in
+        // well under a millisecond: start-up did not move), they are mapped and, where the
+        // last-level cache holds them, cached; a tokenizer that builds its table at load
+        // starts the same way.
+        read_in_order(data);
         let header = take(&mut data, 10);
         let (n, total) = (header.get(0) as usize, header.get(1) as usize);
         let (vocab_slots, vocab_buckets) = (header.get(2) as usize, header.get(3) as usize);
