@@ -12,7 +12,9 @@
 use std::time::{Duration, Instant};
 
 /// A call that starts sooner than this after the last large one finds the memory that
-/// call read still cached: nothing else ran long enough to push it out.
+/// call read still cached: nothing else ran long enough to push it out. At one read per
+/// millisecond at most, a needless read (about 30 µs when the lines are still cached)
+/// costs a few percent of the time at worst.
 pub(crate) const GAP: Duration = Duration::from_millis(1);
 
 /// Reads one value of every 64-byte line of `data`, in order.
