@@ -84,12 +84,11 @@ impl Engine {
     /// in order (`warm.rs`).
     pub(crate) fn warm_tables(&self) {
         self.tables.warm();
-        let _ = SCRATCH.try_with(|cell| {
-            if let Ok(scratch) = cell.try_borrow() {
-                if scratch.ranks.owner == std::ptr::from_ref(&self.tables) as usize {
-                    read_in_order(&scratch.ranks.slots);
-                }
+        let _ = SCRATCH.try_with(|cell| match cell.try_borrow() {
+            Ok(scratch) if scratch.ranks.serves(&self.tables) => {
+                read_in_order(&scratch.ranks.slots);
             }
+            _ => {}
         });
     }
 
@@ -239,13 +238,17 @@ const RANK_CACHE_SLOTS: usize = 1 << 14;
 const EMPTY: [u32; 3] = [u32::MAX, u32::MAX, u32::MAX];
 
 impl RankCache {
+    /// Whether the cache holds ranks of `tables`.
+    fn serves(&self, tables: &Tables) -> bool {
+        self.owner == std::ptr::from_ref(tables) as usize && !self.slots.is_empty()
+    }
+
     /// The cache, emptied if it last served other tables.
     fn for_tables<'c>(&'c mut self, tables: &'c Tables) -> Ranks<'c> {
-        let owner = std::ptr::from_ref(tables) as usize;
-        if self.owner != owner || self.slots.is_empty() {
+        if !self.serves(tables) {
             self.slots.clear();
             self.slots.resize(RANK_CACHE_SLOTS, EMPTY);
-            self.owner = owner;
+            self.owner = std::ptr::from_ref(tables) as usize;
         }
         Ranks {
             tables,

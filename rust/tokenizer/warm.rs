@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 /// call read still cached: nothing else ran long enough to push it out. At one read per
 /// millisecond at most, a needless read (about 30 µs when the lines are still cached)
 /// costs a few percent of the time at worst.
-pub(crate) const GAP: Duration = Duration::from_millis(1);
+const GAP: Duration = Duration::from_millis(1);
 
 /// Reads one value of every 64-byte line of `data`, in order.
 pub(crate) fn read_in_order<T: Copy>(data: &[T]) {
@@ -33,7 +33,6 @@ pub(crate) fn read_lines_by<T, R>(data: &[T], read: impl Fn(&T) -> R) {
 }
 
 /// When the last large call (one worth reading tables in order for) ended.
-#[derive(Debug, Default)]
 pub(crate) struct Gate {
     large_call_ended: Option<Instant>,
 }
