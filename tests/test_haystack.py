@@ -105,6 +105,31 @@ def test_markdown_headings_as_markdown_header_splitter_names_them():
             assert (d.meta["header"], d.meta["parent_headers"]) == ("Install", ["Guide"])
 
 
+def test_markdown_context_in_content_is_what_an_embedder_sees():
+    config = fc.Markdown(24, overlap_tokens=6)
+    counter = fc.Tokenizer.cl100k()
+    doc = Document(content=MARKDOWN * 3)
+    chunks = fc.chunk(doc.content, config)
+    docs = _run(FerroDocumentSplitter(config, context_in_content=True), doc)
+    assert [d.content for d in docs] == [c.metadata["context"] + c.text for c in chunks]
+    assert any(c.metadata["context"] for c in chunks)
+    for d, c in zip(docs, chunks, strict=True):
+        assert d.meta["split_idx_start"] == c.char_start
+        assert counter.count(d.content) <= 24 or c.metadata["oversize"]
+    # Overlap ranges index each content past its context.
+    linked = 0
+    for prev, cur in itertools.pairwise(docs):
+        mine = [x["range"] for x in cur.meta["_split_overlap"] if x["doc_id"] == prev.id]
+        theirs = [x["range"] for x in prev.meta["_split_overlap"] if x["doc_id"] == cur.id]
+        assert len(mine) == len(theirs)
+        for (lo, hi), (a, b) in zip(mine, theirs, strict=True):
+            assert prev.content[lo:hi] == cur.content[a:b] != ""
+            linked += 1
+    assert linked > 0
+    plain = _run(FerroDocumentSplitter(config), doc)
+    assert [d.content for d in plain] == [c.text for c in chunks]
+
+
 def test_parent_child_is_hierarchical():
     config = fc.ParentChild(fc.Recursive(16), child=fc.Recursive(6, overlap_tokens=2))
     docs = _run(FerroDocumentSplitter(config), Document(content=PAGES * 2))
@@ -159,6 +184,8 @@ def test_empty_documents_give_no_splits_and_missing_text_is_refused():
         ({"tokenizer": "/no/such/tokenizer.json"}, ConfigError, "tokenizer"),
         ({"threads": 0}, ConfigError, "threads"),
         ({"token_counts": "yes"}, ConfigTypeError, "token_counts"),
+        ({"context_in_content": 1}, ConfigTypeError, "context_in_content"),
+        ({"context_in_content": True}, ConfigError, "needs a Markdown config"),
     ],
 )
 def test_bad_arguments(kwargs, error, words):

@@ -18,6 +18,7 @@ from support import corpus_files, read_corpus
 
 import ferrochunk as fc
 from ferrochunk.errors import ConfigError, ConfigTypeError
+from ferrochunk.integrations import budget
 from ferrochunk.integrations.langchain import FerroTextSplitter
 from ferrochunk.integrations.llama_index import FerroNodeParser
 
@@ -169,7 +170,11 @@ def test_the_parser_is_a_llama_index_node_parser():
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: type(c).__name__)
 def test_nodes_carry_exact_offsets_relationships_metadata_and_tokens(config, texts):
-    docs = [LIDocument(text=t, metadata={"source": f"doc{i}"}) for i, t in enumerate(texts)]
+    # "source" is not embedded, so the text gets the whole cap.
+    docs = [
+        LIDocument(text=t, metadata={"source": f"doc{i}"}, excluded_embed_metadata_keys=["source"])
+        for i, t in enumerate(texts)
+    ]
     nodes = FerroNodeParser(config=config).get_nodes_from_documents(docs)
     expected = [(i, c) for i, t in enumerate(texts) for c in fc.chunk(t, config)]
     assert len(nodes) == len(expected)
@@ -185,6 +190,61 @@ def test_nodes_carry_exact_offsets_relationships_metadata_and_tokens(config, tex
         assert (NodeRelationship.NEXT in node.relationships) == next_same
         if prev_same:
             assert node.relationships[NodeRelationship.PREVIOUS].node_id == nodes[k - 1].node_id
+
+
+# Caps a document's metadata leaves room in, with overlaps larger than what is left.
+EMBED_CONFIGS = [
+    fc.TokenWindows(128, overlap_tokens=100),
+    fc.Recursive(128, overlap_tokens=16),
+    fc.SentenceWindows(150, overlap_ratio=0.3),
+    fc.DelimiterMerge(128, delimiters=(". ", " ", "\n", "-"), strategy="under_cap", overlap=30),
+    fc.Markdown(160, overlap_tokens=8),
+    fc.ParentChild(fc.Recursive(128), child=fc.Recursive(32)),
+]
+
+
+@pytest.mark.parametrize("config", EMBED_CONFIGS, ids=lambda c: type(c).__name__)
+def test_what_llama_index_embeds_fits_the_cap(config, texts):
+    counter = fc.Tokenizer.cl100k()
+    title = "Quarterly report on the regional distribution of renewable energy projects " * 10
+    docs = [
+        LIDocument(text=t, metadata={"title": title, "path": f"/data/reports/{i}.md"})
+        for i, t in enumerate(texts)
+    ]
+    assert 90 <= counter.count(title) <= 110  # as the reported case: ~100 of 128
+    nodes = FerroNodeParser(config=config).get_nodes_from_documents(docs)
+    cap = budget(config)[0]
+    assert nodes
+    for n in nodes:
+        embedded = n.get_content(metadata_mode=MetadataMode.EMBED)
+        assert title.strip() in embedded
+        assert n.text.strip() in embedded
+        size = counter.count(embedded)
+        if isinstance(config, fc.DelimiterMerge):
+            # Its contract caps the sum of its pieces' counts, not the joined text's.
+            size += n.metadata["token_count"] - counter.count(n.text)
+        assert size <= cap, embedded
+    if isinstance(config, fc.DelimiterMerge):
+        return  # its chunks are joined spans: delimiters are not kept, by its contract
+    # Nothing is lost: each document's nodes still cover its text.
+    for i, doc in enumerate(docs):
+        mine = [n for n in nodes if n.metadata["path"] == f"/data/reports/{i}.md"]
+        covered = max(n.end_char_idx for n in mine) if mine else 0
+        assert covered == len(doc.text.rstrip()) or covered == len(doc.text)
+
+
+def test_metadata_that_fills_the_cap_is_a_config_error():
+    doc = LIDocument(text="Some text.", metadata={"title": "word " * 200})
+    with pytest.raises(ConfigError, match="metadata LlamaIndex embeds"):
+        FerroNodeParser(config=fc.Recursive(128)).get_nodes_from_documents([doc])
+
+
+def test_without_include_metadata_the_text_gets_the_whole_cap(texts):
+    config = fc.Recursive(64, overlap_tokens=8)
+    docs = [LIDocument(text=t, metadata={"title": "x " * 100}) for t in texts]
+    parser = FerroNodeParser(config=config, include_metadata=False)
+    nodes = parser.get_nodes_from_documents(docs)
+    assert [n.text for n in nodes] == [c.text for t in texts for c in fc.chunk(t, config)]
 
 
 def test_offsets_stay_exact_where_llama_index_search_is_not():

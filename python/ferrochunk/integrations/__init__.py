@@ -4,7 +4,7 @@
   ``TextSplitter`` (extra ``ferrochunk[langchain]``).
 - :mod:`ferrochunk.integrations.llama_index`: ``FerroNodeParser``, a LlamaIndex
   ``NodeParser`` (extra ``ferrochunk[llama-index]``).
-- :mod:`ferrochunk.integrations.haystack`: ``FerroDocumentSplitter``, a Haystack 2
+- :mod:`ferrochunk.integrations.haystack`: ``FerroDocumentSplitter``, a Haystack
   component (extra ``ferrochunk[haystack]``).
 
 Importing one without its framework raises an ``ImportError`` naming the extra.

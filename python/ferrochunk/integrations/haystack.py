@@ -1,4 +1,4 @@
-"""``FerroDocumentSplitter``: any ferrochunk config as a Haystack 2 component.
+"""``FerroDocumentSplitter``: any ferrochunk config as a Haystack component.
 
 >>> import ferrochunk as fc
 >>> from haystack import Document
@@ -49,23 +49,22 @@ def _page(breaks: list[int], c: Chunk) -> int:
     return 1 + bisect_right(breaks, first - 1)
 
 
-def _link_overlaps(docs: list[Any], chunks: Sequence[Chunk]) -> None:
+def _link_overlaps(docs: list[Any], chunks: Sequence[Chunk], leads: Sequence[int]) -> None:
     """``_split_overlap`` as ``DocumentSplitter`` writes it, from the exact offsets of two
-    neighbouring chunks that are slices of their source."""
+    neighbouring chunks that are slices of their source; ``leads[i]`` is how far into
+    document ``i``'s content its chunk's text starts (past a heading context)."""
     for doc in docs:
         doc.meta["_split_overlap"] = []
     for i in range(1, len(chunks)):
         prev, cur = chunks[i - 1], chunks[i]
         if cur.char_start < prev.char_end:
             end = min(prev.char_end, cur.char_end)
+            at, into = leads[i - 1] - prev.char_start, leads[i] - cur.char_start
             docs[i].meta["_split_overlap"].append(
-                {
-                    "doc_id": docs[i - 1].id,
-                    "range": (cur.char_start - prev.char_start, end - prev.char_start),
-                }
+                {"doc_id": docs[i - 1].id, "range": (cur.char_start + at, end + at)}
             )
             docs[i - 1].meta["_split_overlap"].append(
-                {"doc_id": docs[i].id, "range": (0, end - cur.char_start)}
+                {"doc_id": docs[i].id, "range": (cur.char_start + into, end + into)}
             )
 
 
@@ -111,7 +110,10 @@ class FerroDocumentSplitter:
     gives). ``DelimiterMerge`` chunks are delimiter spans
     joined, not slices of the source: they get ``spans`` (a ``[start, end]`` pair per span)
     and no ``_split_overlap``. With :class:`~ferrochunk.Markdown`, ``header`` and
-    ``parent_headers`` name the section as Haystack's ``MarkdownHeaderSplitter`` does.
+    ``parent_headers`` name the section as Haystack's ``MarkdownHeaderSplitter`` does, and
+    ``context_in_content=True`` puts the chunk's heading context in front of its text in
+    ``content`` (what an embedder then sees, within the cap; ``split_idx_start`` still
+    points at the chunk's own text in the source).
     ``ParentChild`` gives each parent (``__level`` 1) followed by its children
     (``__level`` 2), linked by ``__parent_id`` / ``__children_ids`` with ``__block_size``,
     as ``HierarchicalDocumentSplitter`` names them for ``AutoMergingRetriever``. Empty
@@ -124,6 +126,7 @@ class FerroDocumentSplitter:
         tokenizer: Tokenizer | str | None = None,
         threads: int | None = 1,
         token_counts: bool = False,
+        context_in_content: bool = False,
     ) -> None:
         if config is None:
             config = Recursive(512)
@@ -138,6 +141,17 @@ class FerroDocumentSplitter:
                 f"FerroDocumentSplitter.token_counts must be a bool, got {describe(token_counts)}"
             )
         self.token_counts = token_counts
+        if not isinstance(context_in_content, bool):
+            raise ConfigTypeError(
+                "FerroDocumentSplitter.context_in_content must be a bool, got "
+                f"{describe(context_in_content)}"
+            )
+        if context_in_content and not isinstance(self.config, Markdown):
+            raise ConfigError(
+                "FerroDocumentSplitter.context_in_content needs a Markdown config, got "
+                f"{type(self.config).__name__}"
+            )
+        self.context_in_content = context_in_content
 
     def to_dict(self) -> dict[str, Any]:
         """The component as Haystack serializes it (a YAML pipeline's entry)."""
@@ -147,6 +161,7 @@ class FerroDocumentSplitter:
             tokenizer=_tokenizer_name(self.tokenizer),
             threads=self.threads,
             token_counts=self.token_counts,
+            context_in_content=self.context_in_content,
         )
 
     @classmethod
@@ -158,7 +173,7 @@ class FerroDocumentSplitter:
         """One Document per chunk of ``doc`` that ``config`` (the splitter's, or its
         children's) cut."""
         breaks = _page_breaks(doc.content)
-        out = []
+        out, leads = [], []
         for i, c in enumerate(chunks):
             # DocumentSplitter's keys in its order: a Document's id hashes its metadata.
             meta = deepcopy(doc.meta)
@@ -174,9 +189,11 @@ class FerroDocumentSplitter:
                 titles = [title for _, title in c.metadata["headings"]]
                 meta["header"] = titles[-1] if titles else ""
                 meta["parent_headers"] = titles[:-1]
-            out.append(Document(content=c.text, meta=meta))
+            context = c.metadata["context"] if self.context_in_content else ""
+            leads.append(len(context))
+            out.append(Document(content=context + c.text, meta=meta))
         if budget(config)[1] > 0 and not isinstance(config, DelimiterMerge):
-            _link_overlaps(out, chunks)
+            _link_overlaps(out, chunks, leads)
         return out
 
     def _hierarchy(self, doc: Any, parents: Sequence[Chunk]) -> list[Any]:

@@ -12,13 +12,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from .._optional import require
 from .._validate import describe
-from ..config import Config, Markdown, Recursive
+from ..config import Config, Markdown, ParentChild, Recursive
 from ..errors import ConfigTypeError
-from ..pipeline import _tokenizer, chunk_many
+from ..pipeline import _tokenizer, chunk_many, lowered
 from ..tokenizers import Tokenizer
 from ..types import Chunk
 from . import require_config
@@ -74,10 +75,14 @@ class FerroNodeParser(_interface.NodeParser):  # type: ignore[misc,name-defined]
     With a :class:`~ferrochunk.Markdown` config a node's ``metadata["header_path"]`` is its
     section path as ``MarkdownNodeParser`` writes it (``"/Guide/Install/"``, or ``"/"``),
     leaving out the heading the node's text opens with; ``metadata["context"]`` holds the
-    chunk's heading context. LlamaIndex embeds the metadata it is not told to leave out,
-    which would put tokens past the cap, so both keys are kept out of the embedding and LLM
-    text: the cap holds for what it embeds. To embed the heading path, embed
-    ``metadata["context"] + text`` yourself.
+    chunk's heading context; both keys are kept out of the embedding and LLM text.
+
+    **The cap holds for what LlamaIndex embeds.** With ``include_metadata`` (the default),
+    LlamaIndex copies a document's metadata into each node and embeds it with the text
+    (``node.get_content(MetadataMode.EMBED)``). Each document's text is therefore cut to
+    the cap less the tokens of that metadata in the node's templates, the overlap clamped
+    below what is left, so the embedded content fits the cap. When the metadata leaves no
+    room, a ``ConfigError`` says so. ``SentenceSplitter`` does the same, by a looser count.
     """
 
     config: Any = _pydantic.Field(
@@ -116,19 +121,59 @@ class FerroNodeParser(_interface.NodeParser):  # type: ignore[misc,name-defined]
         """``FerroNodeParser(config=config, **kwargs)``."""
         return cls(config=config, **kwargs)
 
+    def _room(self, node: Any, tok: Tokenizer, excluded: list[str]) -> int:
+        """The tokens a child of ``node`` embeds besides its text: the metadata LlamaIndex
+        copies into it (less the excluded keys), in the node's templates and separators."""
+        if not self.include_metadata:
+            return 0
+        probe = _schema.TextNode(
+            text="",
+            metadata=dict(node.metadata),
+            excluded_embed_metadata_keys=[*node.excluded_embed_metadata_keys, *excluded],
+            metadata_seperator=node.metadata_separator,
+            metadata_template=node.metadata_template,
+        )
+        shown = probe.get_metadata_str(_schema.MetadataMode.EMBED)
+        if not shown:
+            return 0
+        # The template unstripped: its separators stand between the metadata and the text.
+        return tok.count(node.text_template.format(metadata_str=shown, content=""))
+
+    def _budgeted(self, room: int) -> Config:
+        """The config with ``room`` tokens taken off the cap of what becomes a node (a
+        ``ParentChild``'s parents: its children are not nodes), the overlap clamped."""
+        what = f"the {room} tokens of metadata LlamaIndex embeds with each node"
+        fix = "leave keys out with excluded_embed_metadata_keys, or raise the cap"
+        config: Config = self.config
+        if isinstance(config, ParentChild):
+            if isinstance(config.parent, str):
+                return config  # a whole-document parent has no cap
+            return replace(config, parent=lowered(config.parent, room, what, fix, clamp=True))
+        return lowered(config, room, what, fix, clamp=True)
+
     def _parse_nodes(
         self, nodes: Sequence[Any], show_progress: bool = False, **kwargs: Any
     ) -> list[Any]:
-        texts = [node.get_content() for node in nodes]
         tok = _tokenizer(self.config, self.tokenizer)
-        results = chunk_many(texts, self.config, tokenizer=tok, threads=self.threads)
+        structured = isinstance(self.config, Markdown)
+        excluded = [TOKEN_COUNT, *((HEADER_PATH, CONTEXT) if structured else ())]
+        # Each node's text gets the cap less what its metadata embeds; nodes whose
+        # metadata takes the same room are cut in one batch.
+        rooms: dict[int, list[int]] = {}
+        for i, node in enumerate(nodes):
+            rooms.setdefault(self._room(node, tok, excluded), []).append(i)
+        results: list[Any] = [None] * len(nodes)
+        for room, which in rooms.items():
+            config = self._budgeted(room)
+            texts = [nodes[i].get_content() for i in which]
+            cut = chunk_many(texts, config, tokenizer=tok, threads=self.threads)
+            for i, chunks in zip(which, cut, strict=True):
+                results[i] = chunks
         out: list[Any] = []
         for node, chunks in zip(nodes, results, strict=True):
             base = node.start_char_idx if isinstance(node, _schema.TextNode) else None
             shift = base or 0
             source = {_schema.NodeRelationship.SOURCE: node.as_related_node_info()}
-            structured = isinstance(self.config, Markdown)
-            excluded = [TOKEN_COUNT, *((HEADER_PATH, CONTEXT) if structured else ())]
             for i, c in enumerate(chunks):
                 metadata: dict[str, Any] = {TOKEN_COUNT: c.token_count}
                 if structured:
