@@ -319,8 +319,12 @@ def test_tokenizer_adapters_reject_impostors():
         def encode(self, text, add_special_tokens=False):
             return 5
 
+    # Its special tokens cannot be counted: that raises, rather than reserving none.
+    with pytest.raises(ConfigError, match="cannot count the special tokens"):
+        fc.Tokenizer.from_huggingface(NotAnEncoding())
+    plain = fc.Tokenizer.from_huggingface(NotAnEncoding(), reserve_special_tokens=False)
     with pytest.raises(TokenizerError, match="Encoding with ids"):
-        fc.chunk("abc", CONFIG, tokenizer=fc.Tokenizer.from_huggingface(NotAnEncoding()))
+        fc.chunk("abc", CONFIG, tokenizer=plain)
 
 
 # -- rules ------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 import pytest
 from hf_models import NAMES, corpus, hf, json_of
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ferrochunk as fc
@@ -435,3 +435,45 @@ def test_markdown_counts_context_and_text_in_the_models_tokens(model) -> None:  
         if not c.metadata.get("oversize"):
             embedded = c.metadata["context"] + c.text
             assert len(ref.encode(embedded, add_special_tokens=True).ids) <= 96, (name, embedded)
+
+
+# Unigram ties: vocabularies of one character's runs whose scores make many segmentations
+# of a run score the same (integer multiples), as text-table rules (`-----`, `+----+`) meet.
+@st.composite
+def _tied_unigram(draw):  # type: ignore[no-untyped-def]
+    from tokenizers import Tokenizer, models
+
+    ch = draw(st.sampled_from("-=+_~"))
+    unit = draw(st.sampled_from([1.0, 0.5, 2.0, 1.25]))
+    lengths = draw(st.lists(st.integers(1, 12), min_size=1, max_size=8, unique=True))
+    vocab = [("<unk>", 0.0), (ch, -unit)]
+    vocab += [(ch * n, -unit * n) for n in lengths if n > 1]
+    vocab += [("+", -3.0), ("|", -2.0), (" ", -1.0), ("a", -4.0)]
+    ref = Tokenizer(models.Unigram(vocab, unk_id=0, byte_fallback=False))
+    return ch, ref
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    model=_tied_unigram(),
+    runs=st.lists(st.integers(1, 90), min_size=1, max_size=6),
+    frame=st.sampled_from(["{}", "+{}+", "| {} |", "a{}a", "{} {}"]),
+)
+def test_unigram_breaks_ties_as_tokenizers_does(model, runs, frame) -> None:  # type: ignore[no-untyped-def]
+    ch, ref = model
+    tok = fc.Tokenizer.from_json(ref.to_str())
+    text = "\n".join(frame.format(*[ch * n] * frame.count("{}")) for n in runs)
+    assert tok.encode(text).tolist() == ref.encode(text, add_special_tokens=False).ids
+
+
+@pytest.mark.parametrize("name", ["unigram", "spm"])
+def test_unigram_ids_on_text_table_rules(name) -> None:  # type: ignore[no-untyped-def]
+    ref, tok = hf(name), fc.Tokenizer.from_json(json_of(name))
+    rng = random.Random(7)
+    for ch in "-=+*_~":
+        for _ in range(60):
+            n = rng.randint(1, 400)
+            text = rng.choice(["{0}", "+{0}+{1}+", "| {0} |", "  {0}\n"]).format(
+                ch * n, ch * (n // 3)
+            )
+            assert tok.encode(text).tolist() == ref.encode(text, add_special_tokens=False).ids

@@ -6,6 +6,7 @@ offsets then cross to Rust as ``uint32`` numpy arrays. The native encodings neve
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json as json_module
 import os
@@ -362,11 +363,27 @@ def _flat_normalizers(step: Any) -> list[dict[str, Any]]:
 
 
 def _special_count(tokenizer: Any) -> int:
-    """The special tokens a ``tokenizers.Tokenizer`` adds to one sequence."""
+    """The special tokens a ``tokenizers.Tokenizer`` adds to one sequence.
+
+    Asked of its post-processor, or else counted on a copy without padding and truncation
+    (a ``tokenizer.json`` that pads to 128 would otherwise say 128). A tokenizer that
+    answers neither raises: a silent 0 would leave no room for the model's tokens."""
     try:
-        return len(tokenizer.encode("", add_special_tokens=True).ids)
-    except Exception:
-        return 0
+        return int(tokenizer.num_special_tokens_to_add(False))
+    except Exception as exc:
+        first = exc
+    try:
+        plain = tokenizer
+        if hasattr(tokenizer, "no_padding"):
+            plain = copy.deepcopy(tokenizer)
+            plain.no_padding()
+            plain.no_truncation()
+        return len(plain.encode("", add_special_tokens=True).ids)
+    except Exception as exc:
+        raise ConfigError(
+            f"cannot count the special tokens {describe(tokenizer)} adds ({first}; {exc}); "
+            "pass reserve_special_tokens=False to reserve none"
+        ) from exc
 
 
 class _CallableBackend:
