@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 
 import pytest
 from hypothesis import given
@@ -159,6 +160,7 @@ CONFIG = st.sampled_from(
         fc.Markdown(16),
         fc.Markdown(24, overlap_tokens=4),
         fc.Markdown(40),
+        fc.Markdown(48, overlap_tokens=8),
         fc.Markdown(20, context=False),
     ]
 )
@@ -177,9 +179,12 @@ def _check_invariants(text: str, config: fc.Markdown, chunks: list[fc.Chunk]) ->
         context = c.metadata["context"]
         if not config.context:
             assert context == ""
-        if not c.metadata["oversize"]:
-            assert CL100K.count(context + c.text) <= config.max_tokens
-            assert c.token_count <= config.max_tokens
+        # Flagged exactly when over the cap, and then only when even one character beside
+        # the context (a cut at a budget of one token) would be over too.
+        over = max(CL100K.count(context + c.text), c.token_count) > config.max_tokens
+        assert c.metadata["oversize"] == over, c.text[:80]
+        if over:
+            assert CL100K.count(context + c.text[:1]) > config.max_tokens, c.text[:80]
 
 
 def _check_headings(text: str, chunks: list[fc.Chunk]) -> None:
@@ -194,10 +199,15 @@ def _check_units(text: str, config: fc.Markdown, chunks: list[fc.Chunk]) -> None
     # A unit that fits even with the largest context (half the cap) and the overlap.
     room = config.max_tokens - config.max_tokens // 2 - config.overlap_tokens
     cuts = {c.char_end for c in chunks[:-1]}  # where each chunk was cut (overlap aside)
-    for a, b in _oracle_units(text):
+    units = _oracle_units(text)
+    for a, b in units:
         if CL100K.count(text[a:b]) < room:
             inside = [p for p in cuts if a < p < b]
             assert not inside, (text[a:b][:80], inside)
+    # An overlap never begins inside a unit that ends by the chunk's own start.
+    for prev, c in itertools.pairwise(chunks):
+        held = [(a, b) for a, b in units if a < c.char_start < b <= prev.char_end]
+        assert not held, (c.text[:80], held)
 
 
 @pytest.mark.parametrize("backend", ["native", "reference"])
@@ -537,6 +547,52 @@ def test_a_block_after_a_heading_that_fits_the_cap_stays_whole(backend):
     assert code in holder.text
     assert CL100K.count(holder.metadata["context"] + holder.text) <= 78
     assert holder.metadata["headings"] == ((1, "Guide"), (2, "Build step"))
+
+
+def test_a_heading_and_the_block_after_it_share_a_chunk_when_the_context_gives_way(backend):
+    # As "### A Complete Curl Example" and its code block at Markdown(512) in the RAGFlow
+    # docs: the two fit the cap together only once the context gives way.
+    code = "```\n" + "".join(f"value_{i} = compute({i})\n" for i in range(9)) + "```\n"
+    text = "# Guide\n\nIntro words.\n\n## Build step\n\n" + code + "\nAfter.\n"
+    cap = CL100K.count("## Build step\n\n" + code)
+    assert CL100K.count("# Guide\n\n## Build step\n\n" + code) > cap
+    chunks = fc.chunk(text, fc.Markdown(cap), backend=backend)
+    holder = next(c for c in chunks if c.text.startswith("## Build step"))
+    assert holder.text.startswith("## Build step\n\n" + code)
+    assert holder.metadata["context"] == ""  # "# Guide" gave way
+    assert holder.metadata["headings"] == ((1, "Guide"), (2, "Build step"))
+    assert CL100K.count(holder.metadata["context"] + holder.text) <= cap
+
+
+def test_outer_headings_give_way_before_a_continued_tables_header(backend):
+    deep = "".join(f"{'#' * k} Part {k} of the installation guide\n\n" for k in range(1, 4))
+    rows = "".join(f"| --flag-{i} | sets flag number {i} |\n" for i in range(40))
+    text = deep + "| option | meaning |\n|--------|---------|\n" + rows
+    header = "| option | meaning |\n|--------|---------|\n"
+    config = fc.Markdown(48)
+    # The whole path and the header exceed half the cap; the header alone fits.
+    assert (
+        CL100K.count("".join(deep.split("\n\n")[k] + "\n" for k in range(3)) + "\n" + header) > 24
+    )
+    chunks = fc.chunk(text, config, backend=backend)
+    continued = [c for c in chunks if c.text.startswith("| --flag")]
+    assert continued
+    for c in continued:
+        assert c.metadata["context"].endswith(header), c.metadata["context"]
+        assert not c.metadata["context"].startswith("# Part 1")  # the outermost went first
+        assert CL100K.count(c.metadata["context"] + c.text) <= 48
+
+
+def test_an_overlap_starts_at_a_units_boundary(backend):
+    # The README's example: an overlap that would start inside the code block starts
+    # after it instead.
+    code = "```python\n" + "".join(f"x_{i} = {i}\n" for i in range(6)) + "```\n"
+    text = "# Title\n\n" + code + "\n" + "Plain words follow the code here. " * 12
+    chunks = fc.chunk(text, fc.Markdown(48, overlap_tokens=8), backend=backend)
+    a, b = text.index("```python"), text.index("```\n", 12) + 4
+    for c in chunks:
+        assert not a < c.char_start < b, c.text[:60]
+    assert any(c.char_start < chunks[i - 1].char_end for i, c in enumerate(chunks) if i)
 
 
 def test_a_multi_line_setext_title_is_one_context_line(backend):

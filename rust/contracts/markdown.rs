@@ -7,7 +7,9 @@
 //!
 //! 1. The chunk's context is its heading path (less the heading the chunk opens
 //!    with) and a continued table's header and delimiter rows, shortened to
-//!    half of `max_tokens` (outermost headings go first, then the table rows).
+//!    half of `max_tokens` (outermost headings go first, then the table rows),
+//!    and to `max_tokens` less an opening unit that fits (a heading at the start
+//!    and the unit after it count as one).
 //! 2. The content budget is `max_tokens - overlap_tokens - tokens(context)`, at
 //!    least 1, and the room `max_tokens - tokens(context)`. If the rest of the
 //!    text fits the budget, the rest is the chunk; otherwise the window is the
@@ -25,8 +27,9 @@
 //!    when it is over, the budget shrinks by the excess and the chunk is cut
 //!    again.
 //! 4. Overlap extends a chunk backwards by whole tokens within the cap, never
-//!    before the previous chunk's start or its own section's heading; a chunk
-//!    that opens a section takes none.
+//!    before the previous chunk's start or its own section's heading, and never
+//!    from inside a unit that ends by the chunk's start (it begins at that
+//!    unit's end); a chunk that opens a section takes none.
 //!
 //! Streaming: the cutter keeps the text from the start of a top-level block at
 //! or before the last chunk's start, with the section path there. Each time it
@@ -158,8 +161,9 @@ struct Run<'a> {
     data: &'a [u8],
     base: usize,
     outline: Outline,
-    /// Units sorted by start.
+    /// Units sorted by start, and by end.
     units: Vec<(usize, usize)>,
+    by_end: Vec<(usize, usize)>,
     /// The section path at the current chunk start, and the next heading to enter.
     path: Vec<Heading>,
     next_heading: usize,
@@ -175,6 +179,8 @@ impl<'a> Run<'a> {
         let outline = scan_from(text, state.from, state.from == 0, state.first_block);
         let mut units = outline.units.clone();
         units.sort_unstable();
+        let mut by_end = units.clone();
+        by_end.sort_unstable_by_key(|&(a, b)| (b, a));
         // The last blocks may still grow (or become a setext heading, or a table),
         // and the last tokens may still change.
         let limit = if input.done {
@@ -192,6 +198,7 @@ impl<'a> Run<'a> {
             base: input.base,
             outline,
             units,
+            by_end,
             path: state.path.clone(),
             next_heading: 0,
             shared_path: None,
@@ -248,7 +255,7 @@ impl<'a> Run<'a> {
             .collect();
         let tables = &self.outline.tables;
         let t = tables.partition_point(|t| t.body <= at);
-        let mut table = match t.checked_sub(1).map(|t| tables[t]) {
+        let table = match t.checked_sub(1).map(|t| tables[t]) {
             Some(t) if at < t.end => self.input.slice(t.start, t.body).to_owned(),
             _ => String::new(),
         };
@@ -258,30 +265,56 @@ impl<'a> Run<'a> {
         if let Some((_, tokens)) = self.opening_unit(at) {
             limit = limit.min(max - tokens);
         }
-        let mut headings = String::new();
-        for from in 0..lines.len() {
-            headings = lines[from..].concat();
-            headings.push('\n');
-            if self.count(&headings) <= limit {
-                break;
+        // The outermost headings give way first; the table's header rows, which a
+        // continued table needs most, only when no heading is left.
+        let tables = if table.is_empty() {
+            vec![String::new()]
+        } else {
+            vec![table, String::new()]
+        };
+        for rows in &tables {
+            for from in 0..=lines.len() {
+                let mut context = lines[from..].concat();
+                if !context.is_empty() {
+                    context.push('\n');
+                }
+                context.push_str(rows);
+                if context.is_empty() || self.count(&context) <= limit {
+                    return context;
+                }
             }
-            headings.clear();
         }
-        if !table.is_empty() && self.count(&(headings.clone() + &table)) > limit {
-            table.clear();
-        }
-        headings + &table
+        String::new()
     }
 
-    /// The largest unit starting at `at` that fits `max_tokens` alone: its end and tokens.
+    /// The largest unit starting at `at` that fits `max_tokens` alone: its end and
+    /// tokens. A heading at `at` and the unit after it (past blank lines) count as one,
+    /// so that they share a chunk whenever they fit together beside a shorter context.
     fn opening_unit(&self, at: usize) -> Option<(usize, usize)> {
-        let lo = self.units.partition_point(|u| u.0 < at);
-        let hi = self.units.partition_point(|u| u.0 <= at);
-        self.units[lo..hi]
+        let starting = |from: usize| {
+            let lo = self.units.partition_point(|u| u.0 < from);
+            let hi = self.units.partition_point(|u| u.0 <= from);
+            &self.units[lo..hi]
+        };
+        let hs = &self.outline.headings;
+        let after = hs
+            .get(hs.partition_point(|h| h.start < at))
+            .filter(|h| h.start == at)
+            .map_or(&[][..], |h| starting(h.end + self.blank_after(h.end)));
+        starting(at)
             .iter()
-            .map(|&(a, b)| (b, self.input.count(a, b)))
+            .chain(after)
+            .map(|&(_, b)| (b, self.input.count(at, b)))
             .filter(|&(_, n)| n <= self.cfg.max_tokens)
-            .max_by_key(|&(_, n)| n)
+            .max_by_key(|&(b, n)| (n, b))
+    }
+
+    /// The length of the run of spaces, tabs and line ends from `p`.
+    fn blank_after(&self, p: usize) -> usize {
+        self.bytes(p, self.input.end())
+            .iter()
+            .take_while(|&&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+            .count()
     }
 
     fn joined(&self, context: &str, a: usize, b: usize) -> usize {
@@ -332,11 +365,7 @@ impl<'a> Run<'a> {
             let h_from = hs.partition_point(|h| h.start < at);
             for h in hs[h_from..].iter().take_while(|h| h.start < window_end) {
                 if h.end <= window_end {
-                    let blank = self
-                        .bytes(h.end, input.end())
-                        .iter()
-                        .take_while(|&&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
-                        .count();
+                    let blank = self.blank_after(h.end);
                     after_heading.push((h.end, h.end + blank));
                     read = read.max(h.end + blank + 1);
                 }
@@ -401,6 +430,24 @@ impl<'a> Run<'a> {
             .char_cut(at, first, first + budget)
             .map(|b| (b, read.max(b)))
             .or(input.done.then_some((end, end)))
+    }
+
+    /// `start` moved forward past every unit that holds it strictly and ends at or
+    /// before `at`: an overlap never begins inside a fence, a table row or a list item.
+    fn past_units(&self, mut start: usize, at: usize) -> usize {
+        loop {
+            let lo = self.by_end.partition_point(|u| u.1 <= start);
+            let hi = self.by_end.partition_point(|u| u.1 <= at);
+            let end = self.by_end[lo..hi]
+                .iter()
+                .filter(|u| u.0 < start)
+                .map(|u| u.1)
+                .max();
+            match end {
+                Some(end) => start = end,
+                None => return start,
+            }
+        }
     }
 
     /// `at` moved back by `k` whole tokens, not before `lower`, then forward to a
@@ -471,7 +518,7 @@ impl<'a> Run<'a> {
                 let lower = prev.max(section);
                 let mut k = overlap.min(max.saturating_sub(input.count(at, cut)));
                 while k > 0 {
-                    start = self.back(at, k, lower);
+                    start = self.past_units(self.back(at, k, lower), at);
                     if start == at {
                         break;
                     }

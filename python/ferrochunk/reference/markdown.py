@@ -20,8 +20,9 @@ The structure comes from :mod:`.markdown_scan`. Chunks are cut one after another
 * the **cap**: ``tokens(context + text) <= max_tokens``, counted as one string; when the
   joined count is over, the budget shrinks by the excess and the chunk is cut again;
 * **overlap** extends a chunk backwards by whole tokens (within the cap), never before the
-  previous chunk's start or the chunk's own section heading; a chunk that opens a section
-  takes none.
+  previous chunk's start or the chunk's own section heading, and never from inside a unit
+  that ends by the chunk's start (it begins at that unit's end); a chunk that opens a
+  section takes none.
 
 Works on UTF-8 bytes so its offsets are the native ones.
 """
@@ -74,6 +75,8 @@ class _Cutter:
         self.cuts = sorted(self.scan.cuts.items())
         self.cut_at = [p for p, _ in self.cuts]
         self.units = sorted(self.scan.units)
+        self.by_end = sorted((b, a) for a, b in self.units)
+        self.ends = [b for b, _ in self.by_end]
 
     # -- context ------------------------------------------------------------------------
     def context(self, at: int, path: list[Heading]) -> str:
@@ -88,17 +91,34 @@ class _Cutter:
                 table = self.data[t.start : t.body].decode("utf-8", errors="surrogateescape")
         limit = self.max_tokens // 2
         # A unit opening the chunk that fits max_tokens alone gets room beside its context.
-        lo = bisect_left(self.units, (at, 0))
-        opening = self.units[lo : bisect_left(self.units, (at + 1, 0))]
-        fits = [n for a, b in opening if (n := self.tokens.count(a, b)) <= self.max_tokens]
-        if fits:
-            limit = min(limit, self.max_tokens - max(fits))
-        while lines and self.count("".join(lines) + "\n") > limit:
-            lines.pop(0)
-        headings = "".join(lines) + "\n" if lines else ""
-        if table and self.count(headings + table) > limit:
-            table = ""
-        return headings + table
+        opening = self.opening_unit(at)
+        if opening is not None:
+            limit = min(limit, self.max_tokens - opening)
+        # The outermost headings go first; a continued table's header rows only when no
+        # heading is left.
+        for rows in [table, ""] if table else [""]:
+            for k in range(len(lines) + 1):
+                context = ("".join(lines[k:]) + "\n" if lines[k:] else "") + rows
+                if not context or self.count(context) <= limit:
+                    return context
+        return ""
+
+    def opening_unit(self, at: int) -> int | None:
+        """The tokens of the largest unit starting at ``at`` that fits ``max_tokens``; a
+        heading at ``at`` and the unit after it (past blank lines) count as one."""
+        starts = [at]
+        k = bisect_left(self.starts, at)
+        if k < len(self.starts) and self.starts[k] == at:
+            end = self.scan.headings[k].end
+            blank = _BLANK.match(self.data, end)
+            starts.append(blank.end() if blank is not None else end)
+        fits = []
+        for a in starts:
+            units = self.units[
+                bisect_left(self.units, (a, 0)) : bisect_left(self.units, (a + 1, 0))
+            ]
+            fits += [n for _, b in units if (n := self.tokens.count(at, b)) <= self.max_tokens]
+        return max(fits, default=None)
 
     # -- where a chunk ends -------------------------------------------------------------
     def _best(self, at: int, window_end: int, room: int, strict: bool) -> int | None:
@@ -195,7 +215,7 @@ class _Cutter:
                 lower = max(prev, path[-1].start if path else 0)
                 k = min(self.overlap, self.max_tokens - tokens.count(at, cut))
                 while k > 0:
-                    start = self._back(at, k, lower)
+                    start = self._past_units(self._back(at, k, lower), at)
                     ctx = self.context(start, path_at(self.scan.headings, self.starts, start))
                     if start == at or self.joined(ctx, start, cut) <= self.max_tokens:
                         break
@@ -213,6 +233,16 @@ class _Cutter:
             prev = at
             at = cut
         return out
+
+    def _past_units(self, start: int, at: int) -> int:
+        """``start`` moved past every unit that holds it strictly and ends at or before
+        ``at``: an overlap never begins inside a fence, a table row or a list item."""
+        while True:
+            inside = self.by_end[bisect_right(self.ends, start) : bisect_right(self.ends, at)]
+            ends = [b for b, a in inside if a < start]
+            if not ends:
+                return start
+            start = max(ends)
 
     def _back(self, at: int, k: int, lower: int) -> int:
         """``at`` moved back by ``k`` whole tokens, not before ``lower``, then forward to a
