@@ -145,3 +145,23 @@ def test_a_tasks_error_names_the_ferrochunk_type(spark):
         out.collect()
     assert "ferrochunk.errors.ConfigError" in str(caught.value)
     assert "Recursive.max_tokens must be an integer >= 1, got 0" in str(caught.value)
+
+
+def test_batches_are_sliced_by_text_bytes_before_the_cast(monkeypatch):
+    # Casting a task's whole chunk table to Spark's 32-bit string type overflowed past
+    # 2 GiB of chunk text; each slice is cast on its own, under MAX_TEXT_BYTES of text.
+    from ferrochunk import spark as fc_spark
+    from ferrochunk._worker import ChunkStep
+
+    monkeypatch.setattr(fc_spark, "MAX_TEXT_BYTES", 2000)
+    config = fc.Recursive(64)
+    step = ChunkStep(config, fc.Tokenizer.cl100k(), "text", (), threads=1)
+    docs = pa.table({"text": pa.array(["word " * 3000, "one " * 900], pa.large_string())})
+    whole = step(docs)
+    schema = fc.arrow.chunk_schema(config).remove_metadata()
+    schema = pa.schema([f.with_type(pa.string()) if f.name == "text" else f for f in schema])
+    out = list(fc_spark._Batches(step, schema, rows_per_batch=1000)(iter([docs])))
+    assert len(out) > 5
+    assert all(b.schema.field("text").type == pa.string() for b in out)
+    assert all(b.num_rows == 1 or sum(map(len, b["text"].to_pylist())) <= 2000 for b in out)
+    assert [t for b in out for t in b["text"].to_pylist()] == whole["text"].to_pylist()

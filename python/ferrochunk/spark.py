@@ -17,6 +17,8 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ._optional import require
 from ._validate import describe, require_int
 from ._worker import ChunkStep
@@ -80,8 +82,30 @@ def _arrow_schema(df: Any, schema: Any) -> pa.Schema:
         return conversion.to_arrow_schema(schema)
 
 
+# A batch handed back to Spark holds at most this much chunk text, so that every string
+# column (the text, a Markdown context, a ParentChild's children) stays far below the
+# 2 GiB that Spark's 32-bit string offsets hold.
+MAX_TEXT_BYTES = 512 << 20
+
+
+def _pieces(table: pa.Table, rows: int) -> Iterator[pa.Table]:
+    """``table`` in row slices of at most ``rows`` rows and :data:`MAX_TEXT_BYTES` of
+    ``text`` (a single larger row stands alone)."""
+    pc = require("pyarrow.compute", "arrow")
+    lengths = pc.binary_length(table.column("text")).to_numpy(zero_copy_only=False)
+    ends = np.cumsum(lengths, dtype=np.int64)
+    start, n = 0, table.num_rows
+    while start < n:
+        before = int(ends[start - 1]) if start else 0
+        fits = int(np.searchsorted(ends, before + MAX_TEXT_BYTES, side="right"))
+        stop = max(start + 1, min(start + rows, fits))
+        yield table.slice(start, stop - start)
+        start = stop
+
+
 class _Batches:
-    """The ``mapInArrow`` function: chunk each batch, cast it to the declared types."""
+    """The ``mapInArrow`` function: chunk each batch, slice it, and cast each slice to the
+    declared types (the whole table cast at once could overflow 32-bit string offsets)."""
 
     def __init__(self, step: ChunkStep, schema: pa.Schema, rows_per_batch: int) -> None:
         self.step = step
@@ -90,8 +114,8 @@ class _Batches:
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            table = self.step(batch).cast(self.schema)
-            yield from table.to_batches(max_chunksize=self.rows_per_batch)
+            for piece in _pieces(self.step(batch), self.rows_per_batch):
+                yield from piece.cast(self.schema).to_batches()
 
 
 def _quoted(name: str) -> str:
