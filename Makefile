@@ -14,15 +14,15 @@ venv:
 
 # The package alone (numpy is its one runtime dependency).
 install: venv
-	$(BIN)/maturin develop --release -q
+	PIP_QUIET=1 $(BIN)/maturin develop --release -q
 
 # The package with its test, benchmark and lint tools.
 install-dev: venv
-	$(BIN)/maturin develop --release -q -E test,bench,dev
+	PIP_QUIET=1 $(BIN)/maturin develop --release -q -E test,bench,dev
 
 demo: install
 	$(BIN)/ferrochunk chunk --max-tokens 256 --overlap-tokens 32 -o sample-chunks.jsonl
-	@head -c 600 sample-chunks.jsonl; echo " ..."
+	@head -n 2 sample-chunks.jsonl; echo "... (the first 2 of $$(wc -l < sample-chunks.jsonl) records)"
 
 test-rust:
 	cargo test --release --quiet
@@ -113,7 +113,7 @@ FUZZ_CORPUS ?= $(HOME)/.cache/ferrochunk/fuzz-corpus
 
 fuzz-tools: install-dev
 	@command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked --quiet
-	$(BIN)/maturin develop --release -q -E test,dev,fuzz
+	PIP_QUIET=1 $(BIN)/maturin develop --release -q -E test,dev,fuzz
 
 fuzz-run: fuzz-tools
 	cd fuzz && for t in $(FUZZ_TARGETS); do \

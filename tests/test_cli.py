@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,11 @@ def test_bundled_sample_to_stdout(capsys):
     assert len(rows) > 10
     assert all(r["source"] == "<bundled sample>" and r["token_count"] <= 128 for r in rows)
     assert "1 document," in err
-    assert "MB/s" in err
+    # The source's tokens, each counted once however much the chunks overlap.
+    sample = (resources.files("ferrochunk") / "data" / "sample.md").read_text(encoding="utf-8")
+    assert f" {fc.Tokenizer.cl100k().count(sample):,} source tokens " in err
+    assert sum(r["token_count"] for r in rows) > fc.Tokenizer.cl100k().count(sample)
+    assert "too small to time" in err  # 28 KB: a rate would be start-up time
 
 
 CHUNKERS = {
@@ -317,3 +322,10 @@ def test_full_disk_is_a_clean_error(doc):
     assert done.returncode == 2
     assert "No space left on device" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_summary_gives_a_rate_from_a_megabyte_on():
+    from ferrochunk.cli.chunk import summary_line
+
+    assert "(2.00 MB in 1.00 s, 2.0 MB/s)" in summary_line(1, 2, 3, 2_000_000, 1.0, "done")
+    assert "(0.03 MB in 0.20 s, too small to time)" in summary_line(1, 2, 3, 28_000, 0.2, "done")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -132,9 +133,48 @@ def test_a_file_added_during_the_job_is_kept(inputs, tmp_path, capsys, monkeypat
 
     monkeypatch.setattr(engines, "_dask", adds_a_file)
     assert main(["chunk", str(inputs / "note2.txt"), "--dask", "-o", str(out)]) == 2
-    assert "'notes.txt', which an engine run did not write" in capsys.readouterr().err
+    assert "'notes.txt', which the last engine run did not write" in capsys.readouterr().err
     assert (out / "notes.txt").read_text() == "mine\n"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]
+
+
+@pytest.mark.parametrize("added", ["partners.csv", "part-archive/old.jsonl", "part.9.jsonl"])
+def test_a_rerun_keeps_what_the_user_added_to_the_folder(added, inputs, tmp_path, capsys):
+    # Names an engine might write count for nothing: only the marker's list does.
+    out = tmp_path / "out"
+    assert main(["chunk", str(inputs / "note1.txt"), "--dask", "-o", str(out)]) == 0
+    before = sorted(p.name for p in out.iterdir())
+    mine = out / added
+    mine.parent.mkdir(exist_ok=True)
+    mine.write_text("mine\n")
+    assert main(["chunk", str(inputs / "note2.txt"), "--dask", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"the folder holds {added!r}, which the last engine run did not write" in err
+    assert mine.read_text() == "mine\n"
+    assert sorted(p.name for p in out.iterdir()) == sorted({*before, added.split("/")[0]})
+
+
+def test_a_folder_with_an_unlisted_marker_is_refused(inputs, tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / engines.MARK).write_text("part files written by ferrochunk chunk\n")  # no list
+    (out / "part.00000.jsonl").write_text("{}\n")
+    assert main(["chunk", str(inputs / "note1.txt"), "--dask", "-o", str(out)]) == 2
+    assert f"no {engines.MARK} list" in capsys.readouterr().err
+    assert (out / "part.00000.jsonl").read_text() == "{}\n"
+
+
+def test_a_replaced_folder_keeps_its_mode_and_group(inputs, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["chunk", str(inputs / "note1.txt"), "--dask", "-o", str(out)]) == 0
+    out.chmod(0o750)
+    if os.getuid() == 0:
+        os.chown(out, -1, 4242)  # root may give it any group; others keep their own
+    before = os.stat(out)
+    assert main(["chunk", str(inputs / "note2.txt"), "--dask", "-o", str(out)]) == 0
+    after = os.stat(out)
+    assert after.st_ino != before.st_ino  # a new folder
+    assert (stat.S_IMODE(after.st_mode), after.st_gid) == (0o750, before.st_gid)
 
 
 def test_a_failed_job_leaves_the_earlier_output(inputs, tmp_path, capsys, monkeypatch):

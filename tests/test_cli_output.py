@@ -259,7 +259,7 @@ def test_a_full_device_is_a_clean_error(doc, tmp_path, capsys, fmt):
     if fmt == "parquet":
         pytest.importorskip("pyarrow.parquet")
     full = _device(tmp_path / "full", 7)
-    assert main(["chunk", str(doc), "-o", str(full), "--format", fmt]) == 2
+    assert main(["chunk", str(doc), "-o", str(full), "--format", fmt, "--force"]) == 2
     err = capsys.readouterr().err
     assert f"ferrochunk: cannot write {full}: No space left on device" in err
     assert "Traceback" not in err
@@ -586,3 +586,133 @@ def test_bench_help_shows_only_the_new_name(capsys):
     text = capsys.readouterr().out
     assert "--overlap-tokens" in text
     assert "--overlap " not in text
+
+
+# -- what could hurt is refused, unless --force -----------------------------------------
+
+
+@as_root
+@pytest.mark.parametrize("kind", [stat.S_IFCHR, stat.S_IFBLK])
+def test_a_device_other_than_null_or_a_terminal_is_refused(doc, tmp_path, capsys, kind):
+    # Major 60 is for local use: no driver here, and the node is never opened.
+    node = tmp_path / "disk"
+    try:
+        os.mknod(node, 0o600 | kind, os.makedev(60, 0))
+    except PermissionError as exc:
+        pytest.skip(f"cannot make a device node here: {exc}")
+    assert main(["chunk", str(doc), "-o", str(node)]) == 2
+    err = capsys.readouterr().err
+    what = "block" if kind == stat.S_IFBLK else "character"
+    assert f"cannot write {node}: it is a {what} device; pass --force" in err
+    assert os.lstat(node).st_rdev == os.makedev(60, 0)
+
+
+def test_a_read_only_file_is_refused_unless_forced(doc, tmp_path, capsys):
+    want = _chunked(doc, capsys)
+    out = tmp_path / "out.jsonl"
+    out.write_text("previous\n")
+    out.chmod(0o444)
+    assert main(["chunk", str(doc), "-o", str(out)]) == 2
+    assert "the file is read-only; pass --force" in capsys.readouterr().err
+    assert out.read_text() == "previous\n"
+    assert main(["chunk", str(doc), "-o", str(out), "--force"]) == 0
+    assert out.read_bytes() == want
+    assert stat.S_IMODE(out.stat().st_mode) == 0o444
+    assert _temporaries(tmp_path) == []
+
+
+def test_a_file_with_other_hard_links_is_refused_unless_forced(doc, tmp_path, capsys):
+    want = _chunked(doc, capsys)
+    out = tmp_path / "out.jsonl"
+    out.write_text("previous\n")
+    other = tmp_path / "other-name.jsonl"
+    os.link(out, other)
+    assert main(["chunk", str(doc), "-o", str(out)]) == 2
+    assert "it has 2 hard links" in capsys.readouterr().err
+    assert out.read_text() == other.read_text() == "previous\n"
+    assert main(["chunk", str(doc), "-o", str(out), "--force"]) == 0
+    assert out.read_bytes() == want
+    assert other.read_text() == "previous\n"  # a new inode: the other name keeps the old data
+
+
+@as_root
+def test_a_bind_mounted_file_is_written_in_place(doc, tmp_path, capsys):
+    # In a mount namespace of its own, so the mount never leaves the test.
+    want = _chunked(doc, capsys)
+    source = tmp_path / "volume.jsonl"
+    source.write_text("previous\n")
+    out = tmp_path / "out.jsonl"
+    out.write_text("")
+    script = (
+        f"mount --bind {source} {out} && {sys.executable} -m ferrochunk.cli chunk {doc} -o {out}"
+    )
+    try:
+        done = subprocess.run(
+            ["unshare", "--mount", "sh", "-c", script],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=300,
+        )
+    except FileNotFoundError:
+        pytest.skip("no unshare here")
+    if "mount:" in done.stderr or "unshare:" in done.stderr:
+        pytest.skip(f"cannot bind-mount here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    assert "written to" in done.stderr
+    assert source.read_bytes() == want  # through the mount, in place
+    assert _temporaries(tmp_path) == []
+
+
+def test_mount_points_are_read_from_mountinfo():
+    from ferrochunk.cli.sink import is_mount_point
+
+    assert is_mount_point("/")
+    assert is_mount_point("/proc")
+    assert not is_mount_point("/proc/self")
+
+
+# -- lone surrogates --------------------------------------------------------------------
+
+# A JSON-lines input may escape a lone surrogate, and json.loads gives it back as one.
+SURROGATE_DOC = '{"text": "before \\udc00 after, and \\ud83d alone."}\n'
+
+
+def test_lone_surrogates_are_escaped_in_a_jsonl_file(tmp_path, capsys):
+    src = tmp_path / "in.jsonl"
+    src.write_text(SURROGATE_DOC)
+    out = tmp_path / "out.jsonl"
+    assert main(["chunk", str(src), "-o", str(out)]) == 0
+    raw = out.read_bytes()
+    raw.decode("utf-8")  # valid UTF-8
+    rows = [json.loads(line) for line in raw.decode().splitlines()]
+    assert "".join(r["text"] for r in rows) == "before \udc00 after, and \ud83d alone."
+
+
+def test_lone_surrogates_on_stdout_are_escaped_without_a_traceback(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text(SURROGATE_DOC)
+    done = subprocess.run(
+        [sys.executable, "-m", "ferrochunk.cli", "chunk", str(src)],
+        capture_output=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr
+    rows = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    assert "".join(r["text"] for r in rows) == "before \udc00 after, and \ud83d alone."
+
+
+def test_lone_surrogates_in_parquet_are_replacement_characters(tmp_path, capsys):
+    pq = pytest.importorskip("pyarrow.parquet")
+    src = tmp_path / "in.jsonl"
+    src.write_text(SURROGATE_DOC)
+    out = tmp_path / "out.parquet"
+    assert main(["chunk", str(src), "-o", str(out)]) == 0
+    assert "(2 lone surrogates written as U+FFFD)" in capsys.readouterr().err
+    rows = pq.read_table(out).to_pylist()
+    text = "".join(r["text"] for r in rows)
+    assert text == "before \ufffd after, and \ufffd alone."
+    # One code point for one: the offsets still index the source.
+    assert [(r["char_start"], r["char_end"]) for r in rows][-1][1] == len(text)

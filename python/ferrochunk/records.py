@@ -8,13 +8,15 @@ records without their ``parent``, ``headings`` as ``{level, title}`` objects).
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from .config import Config
 from .types import Chunk
 
-__all__ = ["OFFSET_FIELDS", "record"]
+__all__ = ["OFFSET_FIELDS", "arrow_safe", "json_line", "record"]
 
 OFFSET_FIELDS = (
     "char_start",
@@ -51,3 +53,45 @@ def record(chunk: Chunk, config: Config) -> dict[str, Any]:
     2
     """
     return _fields(chunk, config._metadata, config._child_metadata)
+
+
+# A str holds a surrogate code point only alone (a pair is one astral character), and
+# UTF-8 has no form for one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_line(row: dict[str, Any]) -> str:
+    r"""``row`` as one line of JSON, valid UTF-8 whatever its strings hold: a lone
+    surrogate is written as its ``\udXXX`` escape, which ``json.loads`` reads back as the
+    same ``str``.
+
+    >>> line = json_line({"text": "a\udc00b"})
+    >>> line
+    '{"text": "a\\udc00b"}\n'
+    >>> json.loads(line) == {"text": "a\udc00b"}
+    True
+    """
+    line = json.dumps(row, ensure_ascii=False)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line) + "\n"
+
+
+def arrow_safe(value: Any) -> tuple[Any, int]:
+    r"""``value`` (a record, or anything in one) with each lone surrogate in its strings
+    replaced by U+FFFD, which Arrow and Parquet can hold, and how many were replaced. One
+    code point for one, so every character offset still holds.
+
+    >>> arrow_safe({"text": "a\udc00b", "spans": [{"title": "\ud800"}]})
+    ({'text': 'a�b', 'spans': [{'title': '�'}]}, 2)
+    """
+    if isinstance(value, str):
+        return _SURROGATE.subn("\ufffd", value)
+    if isinstance(value, dict):
+        out, n = {}, 0
+        for key, item in value.items():
+            out[key], k = arrow_safe(item)
+            n += k
+        return out, n
+    if isinstance(value, list):
+        found = [arrow_safe(item) for item in value]
+        return [item for item, _ in found], sum(k for _, k in found)
+    return value, 0

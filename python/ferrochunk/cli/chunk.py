@@ -6,10 +6,12 @@ import argparse
 import codecs
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import IO, Any, TextIO
+
+import numpy as np
 
 from .._optional import require
 from ..config import (
@@ -29,7 +31,18 @@ from ..rules import CHUNKERS, config_from_mapping
 from ..tokenizers import Tokenizer
 from .progress import Progress
 from .sink import FORMATS, Sink, target
-from .sources import Source, Unreadable, check_text, discover, label, read_records
+from .sources import (
+    Source,
+    Unreadable,
+    check_records,
+    check_text,
+    discover,
+    label,
+    parquet_batches,
+    parquet_columns,
+    read_records,
+    record_id,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -169,10 +182,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write here instead of stdout; a .parquet name writes Parquet. A regular file "
         "(or one a symlink names) is replaced atomically, keeping its mode and owner; a "
-        "device, FIFO or /dev/stdout, /dev/fd/N is written directly. A run that reads "
-        "nothing leaves it as it was",
+        "mounted file, /dev/null, a terminal, a FIFO or /dev/stdout, /dev/fd/N is written "
+        "directly. A run that reads nothing leaves it as it was",
     )
     out.add_argument("--format", choices=FORMATS, help="jsonl (default) or parquet")
+    out.add_argument(
+        "--force",
+        action="store_true",
+        help="write -o even where that could hurt: a device other than /dev/null or a "
+        "terminal, a read-only file, or a file with other hard links (they keep the old data)",
+    )
     run = p.add_argument_group("run")
     run.add_argument("--threads", type=int, help="threads for the core (default: every core)")
     engine = run.add_mutually_exclusive_group()
@@ -304,7 +323,7 @@ class Run:
         self.sink.write([{"source": source, "id": ident, **record(c, self.config)} for c in chunks])
         self.documents += 1
         self.chunks += len(chunks)
-        self.tokens += sum(c.token_count for c in chunks)
+        self.tokens += source_tokens(chunks)
         self.done += size
         self.progress.update(self.done, self.documents, self.chunks)
 
@@ -333,11 +352,12 @@ class Run:
     def stream(self, source: str, chunks: Iterator[Any]) -> None:
         """Writes a streamed document's chunks in groups, with progress inside it."""
         group: list[Any] = []
+        end = 0
         for c in chunks:
             group.append(c)
             # Counted as they come, so the progress bar moves inside one large document.
             self.chunks += 1
-            self.tokens += c.token_count
+            end = max(end, c.token_end)
             if len(group) == 1000:
                 self.sink.write(
                     [{"source": source, "id": None, **record(k, self.config)} for k in group]
@@ -345,6 +365,7 @@ class Run:
                 group = []
                 self.progress.update(self.done, self.documents, self.chunks)
         self.sink.write([{"source": source, "id": None, **record(k, self.config)} for k in group])
+        self.tokens += end
         self.documents += 1
         self.progress.update(self.done, self.documents, self.chunks)
 
@@ -389,10 +410,60 @@ class Run:
         )
 
     def records(self, source: Source) -> None:
-        found = read_records(source, self.args.text_field, self.args.id_field)
+        """A records file: checked through first (a bad one is skipped, nothing of it
+        written), then read again by batches. Parquet with a native tokenizer goes
+        through ``chunk_table`` as Arrow; the rest through ``chunk_many``."""
+        fields = (self.args.text_field, self.args.id_field)
+        check_records(source, *fields)
         self.sink.open()  # read, even if it holds no records
-        for rec in found:
-            self.add(source.name, rec.id, rec.text, len(rec.text.encode("utf-8", "replace")))
+        try:
+            if source.kind == "parquet" and self.arrow:
+                self.flush()
+                self.arrow_records(source)
+                return
+            for rec in read_records(source, *fields):
+                self.add(source.name, rec.id, rec.text, len(rec.text.encode("utf-8", "replace")))
+        except Unreadable as exc:  # part of it may be written already
+            raise FerrochunkError(f"{source.name} changed while it was read: {exc}") from exc
+
+    @property
+    def arrow(self) -> bool:
+        """Whether records can be chunked as Arrow (``chunk_table``)."""
+        return self.tokenizer._native_source is not None and self.clean is None
+
+    def arrow_records(self, source: Source) -> None:
+        pa = require("pyarrow", "arrow")
+        pc = require("pyarrow.compute", "arrow")
+        from ..arrow import chunk_table
+
+        text_field, id_field = self.args.text_field, self.args.id_field
+        columns = parquet_columns(source, text_field, id_field)
+        name = pa.scalar(source.name, pa.large_string())
+        base = 0
+        for batch in parquet_batches(source, columns):
+            n = batch.num_rows
+            if id_field is None:  # the record number, as read_records gives it
+                ids = pa.array([str(i) for i in range(base, base + n)], pa.large_string())
+            else:
+                ids = _id_array(pa, batch.column(1))
+            base += n
+            texts = batch.column(0)
+            docs = pa.table(
+                {"source": pa.repeat(name, n), "id": ids, "text": texts},
+            )
+            out = chunk_table(
+                docs,
+                self.config,
+                tokenizer=self.tokenizer,
+                keep_columns=["source", "id"],
+                threads=self.args.threads,
+            )
+            self.sink.write_table(out)
+            self.documents += n - texts.null_count
+            self.chunks += out.num_rows
+            self.tokens += _source_tokens(out)
+            self.done += pc.sum(pc.binary_length(texts)).as_py() or 0
+            self.progress.update(self.done, self.documents, self.chunks)
 
     def summary(self, seconds: float) -> str:
         where = self.sink.target
@@ -402,18 +473,51 @@ class Run:
             outcome = "nothing read, nothing written"
         else:
             outcome = f"nothing read, {where.name} left as it was"
+        if self.sink.replaced:
+            outcome += f" ({_count(self.sink.replaced, 'lone surrogate')} written as U+FFFD)"
         return summary_line(self.documents, self.chunks, self.tokens, self.done, seconds, outcome)
+
+
+def _id_array(pa: Any, column: Any) -> Any:
+    """A records file's id column as the CLI writes ids: strings as they are, anything
+    else as JSON."""
+    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+        return column.cast(pa.large_string())
+    return pa.array([record_id(v) for v in column.to_pylist()], pa.large_string())
+
+
+def _source_tokens(table: Any) -> int:
+    """:func:`source_tokens` of every document in a chunk table (a document's chunks are
+    consecutive, from chunk_index 0)."""
+    if table.num_rows == 0:
+        return 0
+    index = table.column("chunk_index").to_numpy()
+    ends = table.column("token_end").to_numpy()
+    return int(np.maximum.reduceat(ends, np.flatnonzero(index == 0)).sum())
+
+
+def source_tokens(chunks: Iterable[Any]) -> int:
+    """A document's tokens, from its chunks: where the last one ends in the document's
+    tokens (each counted once, however much the chunks overlap)."""
+    return max((c.token_end for c in chunks), default=0)
+
+
+# Below this, a run's time is mostly start-up: a rate would mislead.
+_TIMED_FROM = 1_000_000
 
 
 def summary_line(
     documents: int, chunks: int, tokens: int, done: int, seconds: float, outcome: str
 ) -> str:
     """The run's last line on stderr."""
-    rate = done / 1e6 / seconds if seconds > 0 else 0.0
+    if done >= _TIMED_FROM and seconds > 0:
+        rate = f"{done / 1e6 / seconds:.1f} MB/s"
+    else:
+        rate = "too small to time"
     return (
         f"ferrochunk: {_count(documents, 'document')}, "
-        f"{_count(chunks, 'chunk')}, {_count(tokens, 'token')} "
-        f"({done / 1e6:.2f} MB in {seconds:.2f} s, {rate:.1f} MB/s) {outcome}"
+        f"{_count(chunks, 'chunk')}, {_count(tokens, 'source token')} "
+        f"({done / 1e6:.2f} MB in {seconds:.2f} s, {rate}) {outcome}"
     )
 
 
@@ -490,7 +594,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: IO[bytes]) ->
         sources, skipped = [Source(_sample(), "text", "<bundled sample>")], []
     if engine in ("--spark", "--dask"):
         return _run_engine(args, config, sources, skipped, fmt, output, err)
-    where = target(output)
+    where = target(output, args.force)
     for s in sources:
         if s.path is not None and where.holds(s.path):
             raise FerrochunkError(f"the output {where.name} is also an input")

@@ -15,8 +15,9 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,12 +25,14 @@ from typing import Any
 from .._optional import require
 from ..config import Config
 from ..errors import FerrochunkError
+from ..records import json_line
 from ..tokenizers import Tokenizer
-from .sink import OutputError
-from .sources import Source, Unreadable, check_text, label, read_records
+from .sink import OutputError, is_mount_point
+from .sources import Source, Unreadable, check_records, check_text, label, read_records
 
 _RAISED = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception): ")
-MARK = "_FERROCHUNK"  # written into every part folder: a folder with it may be replaced
+MARK = "_FERROCHUNK"  # written into every part folder: it lists the files the run wrote
+_MARK_HEADER = "# ferrochunk chunk wrote these files; a re-run may replace a folder of just these"
 _ENGINE_FILES = ("_SUCCESS", "_common_metadata", "_metadata")
 _BATCH_CHARS = 64 << 20
 
@@ -48,26 +51,43 @@ class EngineRun:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _engine_file(name: str) -> bool:
-    """A name Spark or Dask writes in an output folder (or the marker)."""
-    return (
-        name == MARK
-        or name in _ENGINE_FILES
-        or name.startswith("part")
-        or (name.startswith(".") and name.endswith(".crc"))
-    )
+def _files(folder: str) -> list[str]:
+    """Every file, link and empty folder under ``folder``, as relative paths in order (a
+    link to a folder is not followed)."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        rel = os.path.relpath(root, folder)
+        inside = [d for d in dirs if os.path.islink(os.path.join(root, d))]
+        dirs[:] = [d for d in dirs if d not in inside]
+        names = files + inside + ([""] if not (files or dirs or inside) and rel != "." else [])
+        found += [os.path.normpath(os.path.join(rel, n)) for n in names]
+    return sorted(found)
+
+
+def _listed(folder: str) -> set[str] | None:
+    """The files an engine run wrote, as the folder's ``_FERROCHUNK`` lists them, or None
+    when it has no such list."""
+    try:
+        with open(os.path.join(folder, MARK), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not lines or lines[0] != _MARK_HEADER:
+        return None
+    return set(lines[1:])
 
 
 class PartFolder:
     """``-o FOLDER`` for an engine: written beside the target, then moved into place.
 
     - The target is refused unless it is absent, an empty folder, or a folder an earlier
-      engine run wrote: it holds ``_FERROCHUNK`` and nothing but part files and the
-      engines' own files. That is checked before anything is read and again just before
-      the replacement, so a typo such as ``-o ~``, or a file added to the folder during
-      the job, is never deleted.
+      engine run wrote and nobody added to: its ``_FERROCHUNK`` lists every file that run
+      wrote, and the folder holds nothing else. That is checked before anything is read
+      and again just before the replacement, so a typo such as ``-o ~``, or a file added
+      to the folder before or during the job, is never deleted: the run stops, naming it.
     - The engine writes into a new hidden folder beside the target. When the job succeeds
-      its files are synced, the old folder (if any) is renamed aside, the new one renamed
+      its files are listed in ``_FERROCHUNK`` and synced, the new folder gets the old
+      one's mode and group, the old folder (if any) is renamed aside, the new one renamed
       into its place, and the old one deleted: two renames, so a crash between them leaves
       the old output whole under ``.NAME.*.old`` (a failed second rename renames it back).
       A failed job deletes its folder and leaves the target as it was.
@@ -88,18 +108,30 @@ class PartFolder:
         self.tmp = os.path.join(parent, f".{base}.{secrets.token_hex(4)}.tmp")
 
     def _check_replaceable(self) -> None:
+        if is_mount_point(self.path):
+            raise OutputError(
+                f"cannot write {self.name}: it is a mount point, and --spark/--dask replace "
+                "the whole folder; name a new folder inside it"
+            )
         if not os.path.isdir(self.path):
             raise OutputError(
                 f"cannot write {self.name}: --spark/--dask write a folder of part files, "
                 "and this is a file"
             )
-        entries = os.listdir(self.path)
-        if entries and (MARK not in entries or not all(map(_engine_file, entries))):
-            other = next((e for e in entries if not _engine_file(e)), None)
-            what = f"{other!r}, which" if other else f"no {MARK}: its files"
+        found = _files(self.path)
+        if not found:
+            return
+        listed = _listed(self.path)
+        if listed is None:
             raise OutputError(
-                f"cannot write {self.name}: the folder holds {what} an engine run did not "
-                "write; name a new folder"
+                f"cannot write {self.name}: the folder holds files and no {MARK} list of "
+                f"the files an engine run wrote (such as {found[0]!r}); name a new folder"
+            )
+        other = next((f for f in found if f != MARK and f not in listed), None)
+        if other is not None:
+            raise OutputError(
+                f"cannot write {self.name}: the folder holds {other!r}, which the last "
+                "engine run did not write; move it out or name a new folder"
             )
 
     def holds(self, path: Path) -> bool:
@@ -108,11 +140,13 @@ class PartFolder:
         return inside == self.path or inside.startswith(self.path + os.sep)
 
     def commit(self) -> None:
-        Path(self.tmp, MARK).write_text("part files written by ferrochunk chunk\n")
+        written = _files(self.tmp)
+        Path(self.tmp, MARK).write_text("".join(f"{n}\n" for n in [_MARK_HEADER, *written]))
         _sync(self.tmp)
         old = None
         if os.path.lexists(self.path):
             self._check_replaceable()
+            _keep_mode_and_group(self.tmp, os.stat(self.path))
             old = f"{self.tmp[: -len('.tmp')]}.old"
             os.rename(self.path, old)
         try:
@@ -136,6 +170,14 @@ class PartFolder:
         )
 
 
+def _keep_mode_and_group(folder: str, old: os.stat_result) -> None:
+    """Gives the new folder the replaced one's mode, and its group where the runner may."""
+    if os.stat(folder).st_gid != old.st_gid:
+        with contextlib.suppress(PermissionError):
+            os.chown(folder, -1, old.st_gid)
+    os.chmod(folder, stat.S_IMODE(old.st_mode))
+
+
 def _sync(folder: str) -> None:
     """The folder's files on disk, and the folder itself, before it is renamed into place."""
     for root, _, files in os.walk(folder):
@@ -152,14 +194,16 @@ def _sync(folder: str) -> None:
         os.close(fd)
 
 
-def read_source(path: str, kind: str, name: str, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """The ``(source, id, text)`` documents of one input, as a local run reads them."""
+def read_source(path: str, kind: str, name: str, args: dict[str, Any]) -> Iterator[tuple[Any, ...]]:
+    """The ``(source, id, text)`` documents of one input, as a local run reads them, one at
+    a time (a records file is read by lines or Parquet batches, never whole)."""
     source = Source(Path(path), kind, name)
     if kind == "text":
         with open(path, encoding=args["encoding"], newline="") as f:
-            return [(name, None, f.read())]
-    found = read_records(source, args["text_field"], args["id_field"])
-    return [(name, r.id, r.text) for r in found]
+            yield (name, None, f.read())
+        return
+    for r in read_records(source, args["text_field"], args["id_field"]):
+        yield (name, r.id, r.text)
 
 
 def _readable(job: EngineRun, sources: Sequence[Source]) -> list[Source]:
@@ -172,7 +216,7 @@ def _readable(job: EngineRun, sources: Sequence[Source]) -> list[Source]:
                 check_text(s, job.args.encoding)
                 found = 1
             else:
-                found = sum(1 for _ in read_records(s, job.args.text_field, job.args.id_field))
+                found = check_records(s, job.args.text_field, job.args.id_field)
         except Unreadable as exc:
             job.skipped.append((s.name, exc.hint))
         else:
@@ -253,7 +297,7 @@ def _spark(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None
 
 def _dask_partition(source: Source, args: dict[str, Any]) -> Any:
     pd = require("pandas", "dask")
-    rows = read_source(str(source.path), source.kind, source.name, args)
+    rows = list(read_source(str(source.path), source.kind, source.name, args))
     frame = pd.DataFrame(rows, columns=["source", "id", "text"], dtype=object)
     return frame.astype(pd.StringDtype())
 
@@ -261,8 +305,8 @@ def _dask_partition(source: Source, args: dict[str, Any]) -> Any:
 def _write_jsonl(frame: Any, path: str) -> None:
     pa = require("pyarrow", "arrow")
     rows = pa.Table.from_pandas(frame, preserve_index=False).to_pylist()
-    with open(path, "w", encoding="utf-8", errors="surrogatepass") as f:
-        f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(map(json_line, rows))
 
 
 def _dask(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None:
@@ -304,19 +348,27 @@ def _dask(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None:
 
 
 def _tally(job: EngineRun, parts: list[str], fmt: str) -> None:
-    """Chunks and tokens, from the part files written."""
+    """Chunks and source tokens (each document's last ``token_end``), from the part files
+    written."""
+    ends: dict[tuple[Any, Any], int] = {}
+
+    def add(source: Any, ident: Any, end: int) -> None:
+        job.chunks += 1
+        ends[source, ident] = max(ends.get((source, ident), 0), end)
+
     if fmt == "parquet":
         pq = require("pyarrow.parquet", "arrow")
         for part in parts:
-            t = pq.read_table(part, columns=["token_count"])
-            job.chunks += t.num_rows
-            job.tokens += sum(t.column("token_count").to_pylist())
+            t = pq.read_table(part, columns=["source", "id", "token_end"])
+            for row in zip(*(t.column(i).to_pylist() for i in range(3)), strict=True):
+                add(*row)
     else:
         for part in parts:
             with open(part, encoding="utf-8") as f:
                 for line in f:
-                    job.chunks += 1
-                    job.tokens += json.loads(line)["token_count"]
+                    r = json.loads(line)
+                    add(r["source"], r["id"], r["token_end"])
+    job.tokens = sum(ends.values())
 
 
 def _reason(exc: BaseException) -> str:

@@ -95,14 +95,16 @@ def run_ray(job: Job, sources: list[Source]) -> None:
     out = chunk_dataset(
         documents, job.config, keep_columns=["source", "id"], tokenizer=job.tokenizer
     )
-    seen: set[tuple[str, Any]] = set()
+    ends: dict[tuple[str, Any], int] = {}  # each document's last token_end
     job.sink.open()  # Ray read every input (it raises otherwise), even if none had text
     for batch in out.iter_batches(batch_format="pyarrow"):
         rows = batch.to_pylist()
         job.sink.write(rows)
         job.chunks += len(rows)
-        job.tokens += sum(r["token_count"] for r in rows)
-        seen.update((r["source"], r["id"]) for r in rows)
-        job.progress.update(job.done, len(seen), job.chunks)
-    job.documents = len(seen)
+        for r in rows:
+            key = (r["source"], r["id"])
+            ends[key] = max(ends.get(key, 0), r["token_end"])
+        job.progress.update(job.done, len(ends), job.chunks)
+    job.documents = len(ends)
+    job.tokens = sum(ends.values())
     job.done = sum(s.size() for s in sources)

@@ -6,7 +6,12 @@
   at the end. A replaced file keeps its mode, owner and group; a new one gets the umask's
   mode. A symlink is followed, so the file it names is replaced and the link stays a link (a
   dangling link creates its target);
-- a character or block device, or a FIFO, is opened and written directly (not atomic);
+- a file with other hard links, or one its mode makes read-only, is refused unless
+  ``--force`` is given (a replaced file is a new inode: its other names keep the old data);
+- a file something is mounted on (a bind mount, as containers make) is written in place,
+  since it cannot be renamed over;
+- ``/dev/null``, a terminal or a FIFO is opened and written directly (not atomic); any
+  other character or block device is refused unless ``--force`` is given;
 - ``/dev/stdout``, ``/dev/fd/N`` and ``/proc/self/fd/N`` are written to that descriptor,
   never reopened, so a ``>>`` log is appended to and a ``>`` redirect is not cut off.
 
@@ -19,8 +24,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import io
-import json
 import os
+import re
 import secrets
 import stat
 from collections.abc import Iterator, Sequence
@@ -32,6 +37,7 @@ from typing import IO, Any, TextIO
 from .._optional import require
 from ..config import Config
 from ..errors import FerrochunkError
+from ..records import arrow_safe, json_line
 from .sources import label
 
 FORMATS = ("jsonl", "parquet")
@@ -120,9 +126,10 @@ def _follow(given: str) -> tuple[str, int | None]:
     raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), given)
 
 
-def target(output: Path | None) -> Target:
-    """Classifies the output; an error (exit 2) for what cannot be written, before any input
-    is read."""
+def target(output: Path | None, force: bool = False) -> Target:
+    """Classifies the output; an error (exit 2) for what cannot or should not be written,
+    before any input is read. ``force`` (``--force``) allows what is refused only because
+    it could hurt: another device, a read-only file, a file with other hard links."""
     if output is None:
         return Target(None, "stdout")
     name = label(output)
@@ -142,16 +149,71 @@ def target(output: Path | None) -> Target:
     except OSError as exc:
         raise OutputError(f"cannot write {name}: {exc.strerror or exc}") from exc
     mode = old.st_mode
-    if stat.S_ISREG(mode):
-        _check_folder(name, os.path.dirname(path))
-        return Target(output, "file", path, old=old)
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return Target(output, "device", path)
-    if stat.S_ISFIFO(mode):
-        return Target(output, "fifo", path)
     if stat.S_ISDIR(mode):
         raise OutputError(f"cannot write {name}: it is a folder")
-    raise OutputError(f"cannot write {name}: not a file, device or FIFO")
+    if stat.S_ISFIFO(mode):
+        return Target(output, "fifo", path)
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        if not (force or _harmless(old)):
+            kind = "block" if stat.S_ISBLK(mode) else "character"
+            raise OutputError(
+                f"cannot write {name}: it is a {kind} device; pass --force to write to it"
+            )
+        return Target(output, "device", path)
+    if not stat.S_ISREG(mode):
+        raise OutputError(f"cannot write {name}: not a file, device or FIFO")
+    if not (force or _writable(old)):
+        raise OutputError(f"cannot write {name}: the file is read-only; pass --force to replace it")
+    if old.st_nlink > 1 and not force:
+        raise OutputError(
+            f"cannot write {name}: it has {old.st_nlink} hard links, and replacing it would "
+            "leave the other names with the old data; pass --force to replace it anyway"
+        )
+    if is_mount_point(path):
+        # A bind-mounted file cannot be renamed over: write it in place.
+        return Target(output, "mount", path)
+    _check_folder(name, os.path.dirname(path))
+    return Target(output, "file", path, old=old)
+
+
+# /dev/null, and the terminals: consoles and serial lines (4), /dev/tty and /dev/console
+# (5), pseudo-terminals (136-143).
+_NULL = os.makedev(1, 3)
+_TERMINALS = {4, 5, *range(136, 144)}
+
+
+def _harmless(st: os.stat_result) -> bool:
+    """Whether a device is one that a run's output may go to without ``--force``."""
+    return stat.S_ISCHR(st.st_mode) and (st.st_rdev == _NULL or os.major(st.st_rdev) in _TERMINALS)
+
+
+def _writable(st: os.stat_result) -> bool:
+    """Whether the mode bits let this user write the file; root, whom ``os.access`` always
+    lets, needs a write bit for someone."""
+    mode = stat.S_IMODE(st.st_mode)
+    if os.geteuid() == 0:
+        return bool(mode & 0o222)
+    if st.st_uid == os.geteuid():
+        return bool(mode & stat.S_IWUSR)
+    if st.st_gid in (os.getegid(), *os.getgroups()):
+        return bool(mode & stat.S_IWGRP)
+    return bool(mode & stat.S_IWOTH)
+
+
+def _unescape_mount(field: str) -> str:
+    r"""A mount point as ``/proc/self/mountinfo`` writes it (``\040`` for a space)."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
+
+
+def is_mount_point(path: str) -> bool:
+    """Whether ``path`` (symlinks resolved) is where something is mounted, as
+    ``/proc/self/mountinfo`` lists it (False where there is no such file)."""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as f:
+            points = {_unescape_mount(line.split(" ")[4]) for line in f if line.count(" ") >= 4}
+    except OSError:
+        return False
+    return os.path.realpath(path) in points
 
 
 def _check_folder(name: str, folder: str) -> None:
@@ -208,6 +270,7 @@ class Sink:
         self.writer: Any = None
         self.pa: Any = None
         self.schema: Any = None
+        self.replaced = 0  # lone surrogates written to Parquet as U+FFFD
 
     def __enter__(self) -> Sink:
         return self
@@ -244,9 +307,11 @@ class Sink:
             self.binary = self.stdout.buffer
         elif where.fd is not None:
             self.binary, self.owned = os.fdopen(os.dup(where.fd), "wb"), True
-        elif where.kind in ("device", "fifo"):
+        elif where.kind in ("device", "fifo", "mount"):
             assert where.path is not None
             flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+            if where.kind == "mount":
+                flags |= os.O_TRUNC
             self.binary, self.owned = os.fdopen(os.open(where.path, flags), "wb"), True
         else:
             assert where.path is not None
@@ -267,7 +332,7 @@ class Sink:
             self.schema = chunk_schema(self.config, self.keep)
             self.writer = pq.ParquetWriter(self.binary, self.schema)
         else:
-            self.text = io.TextIOWrapper(self.binary, encoding="utf-8", errors="surrogatepass")
+            self.text = io.TextIOWrapper(self.binary, encoding="utf-8")
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         """Writes rows; with none, only opens the output (an input was read)."""
@@ -276,10 +341,28 @@ class Sink:
             return
         with self._naming():
             if self.writer is not None:
-                self.writer.write_table(self.pa.Table.from_pylist(rows, schema=self.schema))
+                try:
+                    table = self.pa.Table.from_pylist(rows, schema=self.schema)
+                except UnicodeEncodeError:  # a lone surrogate, which Arrow cannot hold
+                    rows, n = arrow_safe(rows)
+                    self.replaced += n
+                    table = self.pa.Table.from_pylist(rows, schema=self.schema)
+                self.writer.write_table(table)
                 return
             assert self.text is not None
-            self.text.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+            self.text.write("".join(map(json_line, rows)))
+
+    def write_table(self, table: Any) -> None:
+        """Writes a chunk table (``chunk_table``'s, with ``source`` and ``id`` first)."""
+        self.open()
+        if table.num_rows == 0:
+            return
+        with self._naming():
+            if self.writer is not None:
+                self.writer.write_table(table)
+                return
+            assert self.text is not None
+            self.text.write("".join(map(json_line, table.to_pylist())))
 
     def _finish(self) -> None:
         if self.writer is not None:

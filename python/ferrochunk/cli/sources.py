@@ -116,45 +116,94 @@ class Record:
     text: str
 
 
-def _id(value: Any) -> str | None:
+def record_id(value: Any) -> str | None:
+    """A record's id as the CLI writes it: a string as it is, anything else as JSON."""
     return None if value is None else value if isinstance(value, str) else json.dumps(value)
 
 
-def read_records(source: Source, text_field: str, id_field: str | None) -> Iterator[Record]:
-    """The records of a JSONL or Parquet file; the whole file is read and checked first."""
+# A Parquet batch holds about this much text, so memory is bounded by the batch (and the
+# row group pyarrow decodes it from), not the file.
+BATCH_BYTES = 8 << 20
+
+
+def parquet_columns(source: Source, text_field: str, id_field: str | None) -> list[str]:
+    """The columns to read, once the file's schema has them and the text is a string."""
     assert source.path is not None
-    if source.kind == "parquet":
-        pq = require("pyarrow.parquet", "arrow")
-        try:
-            names = pq.read_schema(source.path).names
-            wanted = [text_field] if id_field is None else [text_field, id_field]
-            absent = [n for n in wanted if n not in names]
-            if absent:
-                option = "--text-field" if absent[0] == text_field else "--id-field"
-                raise Unreadable(f"no column {absent[0]!r} (columns: {names})", option)
-            rows = pq.read_table(source.path, columns=wanted).to_pylist()
-        except (OSError, ValueError) as exc:
-            raise Unreadable(str(exc)) from exc
-    else:
-        rows = []
-        try:
-            with open(source.path, encoding="utf-8") as f:
-                for n, line in enumerate(f, 1):
-                    if line.strip():
-                        row = json.loads(line)
-                        if not isinstance(row, dict):
-                            raise Unreadable(f"line {n} is not a JSON object")
-                        rows.append(row)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise Unreadable(str(exc)) from exc
-    out = []
-    for n, row in enumerate(rows):
+    pq = require("pyarrow.parquet", "arrow")
+    try:
+        schema = pq.read_schema(source.path)
+    except (OSError, ValueError) as exc:
+        raise Unreadable(str(exc)) from exc
+    wanted = [text_field] if id_field is None else [text_field, id_field]
+    absent = [n for n in wanted if n not in schema.names]
+    if absent:
+        option = "--text-field" if absent[0] == text_field else "--id-field"
+        raise Unreadable(f"no column {absent[0]!r} (columns: {schema.names})", option)
+    kind = str(schema.field(text_field).type)
+    if kind not in ("string", "large_string", "string_view", "null"):
+        raise Unreadable(f"column {text_field!r} is {kind}, not a string")
+    return wanted
+
+
+def parquet_batches(source: Source, columns: list[str]) -> Iterator[Any]:
+    """The file's record batches of ``columns``, each about :data:`BATCH_BYTES` of text."""
+    assert source.path is not None
+    pq = require("pyarrow.parquet", "arrow")
+    try:
+        f = pq.ParquetFile(source.path)
+        meta = f.metadata
+        text = f.schema_arrow.get_field_index(columns[0])
+        size = sum(
+            meta.row_group(g).column(text).total_uncompressed_size
+            for g in range(meta.num_row_groups)
+        )
+        rows = max(1, BATCH_BYTES * max(meta.num_rows, 1) // max(size, 1))
+        yield from f.iter_batches(batch_size=rows, columns=columns)
+    except (OSError, ValueError) as exc:
+        raise Unreadable(str(exc)) from exc
+
+
+def read_records(source: Source, text_field: str, id_field: str | None) -> Iterator[Record]:
+    """The records of a JSONL or Parquet file, one at a time: memory holds a line, or a
+    Parquet batch. A record that is not well formed raises :class:`Unreadable` when it is
+    reached; :func:`check_records` reads the file through first."""
+    assert source.path is not None
+    for n, row in enumerate(_rows(source, text_field, id_field)):
         text = row.get(text_field)
         if text is not None and not isinstance(text, str):
             raise Unreadable(f"record {n}: {text_field!r} is not a string")
         if text_field not in row:
             raise Unreadable(f"record {n} has no {text_field!r} field", "--text-field")
-        ident = _id(row.get(id_field)) if id_field is not None else str(n)
+        ident = record_id(row.get(id_field)) if id_field is not None else str(n)
         if text is not None:
-            out.append(Record(ident, text))
-    return iter(out)
+            yield Record(ident, text)
+
+
+def _rows(source: Source, text_field: str, id_field: str | None) -> Iterator[dict[str, Any]]:
+    assert source.path is not None
+    if source.kind == "parquet":
+        columns = parquet_columns(source, text_field, id_field)
+        for batch in parquet_batches(source, columns):
+            yield from batch.to_pylist()
+        return
+    try:
+        with open(source.path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if line.strip():
+                    row = json.loads(line)
+                    if not isinstance(row, dict):
+                        raise Unreadable(f"line {n} is not a JSON object")
+                    yield row
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise Unreadable(str(exc)) from exc
+
+
+def check_records(source: Source, text_field: str, id_field: str | None) -> int:
+    """Reads a records file through once, in bounded memory, so that a file with a bad
+    record is skipped before any of it is written: the number of documents (records with
+    a text). A Parquet file's types are checked once, from its schema, and its batches
+    only counted."""
+    if source.kind == "parquet":
+        columns = parquet_columns(source, text_field, id_field)
+        return sum(b.num_rows - b.column(0).null_count for b in parquet_batches(source, columns))
+    return sum(1 for _ in read_records(source, text_field, id_field))
