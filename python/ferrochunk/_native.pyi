@@ -3,6 +3,7 @@ GIL for the work, and returns numpy arrays or plain values. Errors are ``ferroch
 classes. ``encoding`` is ``"cl100k"``, ``"cl100k_base"``, ``"o200k"`` or ``"o200k_base"``.
 """
 
+from collections.abc import Callable
 from typing import Any, final
 
 import numpy as np
@@ -35,9 +36,11 @@ def chunk(
     starts: npt.NDArray[np.uint32] | None = None,
     counts: npt.NDArray[np.uint32] | None = None,
     words: npt.NDArray[np.bool_] | None = None,
+    count: Callable[[str], int] | None = None,
 ) -> _Batch:
     """One whole text through the pipeline, tokenized with ``encoding``, or with a Python
-    tokenizer's byte ``starts`` (per piece, with ``counts``, for a delimiter spec; with
+    tokenizer's byte ``starts`` and its ``count`` of the strings a cutter builds (Markdown's
+    context), called back with the GIL (per piece, with ``counts``, for a delimiter spec; with
     ``words``, whether each token begins a word, where alone chunks may start)."""
 
 @final

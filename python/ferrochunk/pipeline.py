@@ -237,7 +237,10 @@ def _restore(chunk: Chunk, found: dict[int, str], joiner: str) -> Chunk:
 def _given_tokens(text: str, config: Config, tok: Tokenizer) -> dict[str, Any]:
     """A Python tokenizer's output for the native pipeline: whole text or each piece."""
     if not config._tokenizes_pieces:
-        return {"starts": tok.encode_with_offsets(text)[1]}
+        given: dict[str, Any] = {"starts": tok.encode_with_offsets(text)[1]}
+        if isinstance(config, Markdown):
+            given["count"] = tok.count  # the cutter counts its context strings too
+        return given
     data = text.encode("utf-8")
     lists = [
         tok.encode_with_offsets(data[a:b].decode("utf-8"))[1]

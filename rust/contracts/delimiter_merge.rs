@@ -297,6 +297,11 @@ impl DelimiterMerge {
                 self.given_at = (list + 1, end);
                 Ok(mine.to_vec())
             }
+            PieceTokens::Counted(_) => Err(Error::InvalidConfig {
+                field: "tokens",
+                value: "a count without per-piece tokens".into(),
+                expected: "per-piece starts and counts for a delimiter contract",
+            }),
         }
     }
 

@@ -297,10 +297,22 @@ pub enum Spec {
 }
 
 /// Counts the tokens of text a cutter builds itself (Markdown's heading context).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum Counter {
     Embedded(&'static Tokenizer),
     Hf(Arc<HfTokenizer>),
+    /// The caller's count: a Python tokenizer, which the bindings call back.
+    Given(Arc<dyn Fn(&str) -> usize + Send + Sync>),
+}
+
+impl std::fmt::Debug for Counter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Counter::Embedded(tok) => f.debug_tuple("Embedded").field(tok).finish(),
+            Counter::Hf(tok) => f.debug_tuple("Hf").field(tok).finish(),
+            Counter::Given(_) => f.write_str("Given(..)"),
+        }
+    }
 }
 
 impl Counter {
@@ -310,6 +322,7 @@ impl Counter {
             // Context strings are pieces of a text the engine has already tokenized, so
             // this cannot fail; if it did, the context would simply not fit.
             Counter::Hf(tok) => tok.count(s).unwrap_or(usize::MAX / 4),
+            Counter::Given(count) => count(s),
         }
     }
 }
@@ -326,6 +339,9 @@ pub enum PieceTokens {
         starts: Vec<u32>,
         counts: Vec<u32>,
     },
+    /// No pieces to tokenize, and a count for the text a cutter builds (Markdown with a
+    /// Python tokenizer).
+    Counted(Counter),
 }
 
 impl Spec {
@@ -360,6 +376,7 @@ impl Spec {
                     Box::new(markdown::Markdown::new(*cfg, Counter::Embedded(tok))?)
                 }
                 PieceTokens::Hf(tok) => Box::new(markdown::Markdown::new(*cfg, Counter::Hf(tok))?),
+                PieceTokens::Counted(count) => Box::new(markdown::Markdown::new(*cfg, count)?),
                 PieceTokens::Given { .. } => {
                     return Err(Error::InvalidConfig {
                         field: "tokenizer",

@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use super::{delimiter_merge, ChunkMeta, Cutter, Input, PieceTokens, Row, Spec};
+use super::{delimiter_merge, ChunkMeta, Counter, Cutter, Input, PieceTokens, Row, Spec};
 use crate::error::{Error, Result};
 use crate::hf::stream::HfStream;
 use crate::hf::HfTokenizer;
@@ -86,6 +86,8 @@ pub enum Tokens {
     Given {
         starts: Vec<u32>,
         words: Vec<bool>,
+        /// Counts text a cutter builds itself (Markdown's context) in the same tokens.
+        count: Option<Counter>,
     },
     /// A Python tokenizer's tokens for each piece of a piece-tokenizing contract.
     GivenPieces {
@@ -113,7 +115,15 @@ impl Tokens {
             return Ok((Tokens::GivenPieces { starts, counts }, Some(tok)));
         }
         let (starts, words) = tok.chunk_tokens(text)?;
-        Ok((Tokens::Given { starts, words }, Some(tok)))
+        let count = None; // the engine counts
+        Ok((
+            Tokens::Given {
+                starts,
+                words,
+                count,
+            },
+            Some(tok),
+        ))
     }
 }
 
@@ -158,16 +168,18 @@ impl Core {
     /// `engine`: the `tokenizer.json` engine that produced given tokens, which also
     /// counts what a cutter measures itself (Markdown's context).
     fn new(spec: &Spec, tokens: Tokens, engine: Option<Arc<HfTokenizer>>) -> Result<Self> {
+        let counted = matches!(tokens, Tokens::Given { count: Some(_), .. });
         if matches!(spec, Spec::Markdown(_))
             && !matches!(tokens, Tokens::Embedded(_) | Tokens::Hf(_))
             && engine.is_none()
+            && !counted
         {
-            // Markdown counts its context strings, which a Python tokenizer cannot here.
+            // Markdown counts its context strings: given tokens need a count to go with.
             return Err(Error::InvalidConfig {
                 field: "tokenizer",
-                value: "a Python tokenizer".into(),
-                expected: "an embedded encoding or a tokenizer.json for Markdown on the \
-                           native backend",
+                value: "a Python tokenizer without a count".into(),
+                expected: "an embedded encoding, a tokenizer.json, or token starts with a \
+                           count for Markdown on the native backend",
             });
         }
         let (pieces, encoder, starts) = match tokens {
@@ -181,7 +193,11 @@ impl Core {
                     (Vec::new(), Vec::new()),
                 )
             }
-            Tokens::Given { starts, words } => {
+            Tokens::Given {
+                starts,
+                words,
+                count,
+            } => {
                 if spec.tokenizes_pieces() {
                     // A delimiter contract counts each piece: whole-text starts cannot say.
                     return Err(Error::InvalidConfig {
@@ -191,10 +207,11 @@ impl Core {
                     });
                 }
                 // No other contract tokenizes text of its own here: Markdown, the one that
-                // counts its context, is refused above without an engine to count with.
-                let pieces = match engine {
-                    Some(tok) => PieceTokens::Hf(tok),
-                    None => PieceTokens::Embedded(Encoding::Cl100kBase.load()?),
+                // counts its context, is refused above without something to count with.
+                let pieces = match (engine, count) {
+                    (Some(tok), _) => PieceTokens::Hf(tok),
+                    (None, Some(count)) => PieceTokens::Counted(count),
+                    (None, None) => PieceTokens::Embedded(Encoding::Cl100kBase.load()?),
                 };
                 let mut starts: Vec<usize> = starts.into_iter().map(|s| s as usize).collect();
                 if let Some(first) = starts.first_mut() {
@@ -382,7 +399,7 @@ fn char_offsets(input: &Input<'_>, base_char: u64, positions: &[usize]) -> Resul
 /// Invalid given tokens, or a spec that cannot be built.
 pub fn chunk_text(text: &str, spec: &Spec, tokens: Tokens) -> Result<Batch> {
     let (tokens, engine) = tokens.resolve(text, spec)?;
-    if let Tokens::Given { starts, words } = &tokens {
+    if let Tokens::Given { starts, words, .. } = &tokens {
         validate_starts(starts, text.len())?;
         if !words.is_empty() && words.len() != starts.len() {
             return Err(Error::InvalidOffsets {
@@ -781,6 +798,7 @@ mod tests {
                 Tokens::Given {
                     starts: Vec::new(),
                     words: Vec::new(),
+                    count: None,
                 },
             )
             .unwrap();

@@ -17,7 +17,7 @@ use super::errors::{guard, IntoPy};
 use super::{hf, spec, threads};
 use crate::contracts::delimiter_merge::pieces;
 use crate::contracts::stream::{chunk_text, Batch, Pipeline, Tokens};
-use crate::contracts::{ChunkMeta, HeadingPath, Spec};
+use crate::contracts::{ChunkMeta, Counter, HeadingPath, Spec};
 use crate::error::{Error, Result};
 
 /// `(table, spans, texts, meta)`: the rows as an `(n, 14)` int64 array, the
@@ -72,10 +72,37 @@ pub fn meta_list<'py>(py: Python<'py>, meta: &[Arc<ChunkMeta>]) -> PyResult<Boun
     PyList::new(py, rows)
 }
 
+/// Where a Python count's first error is kept: the core cannot raise, so a count that
+/// fails reads as "does not fit", and the call raises the error once the cut is done.
+type Failed = Arc<Mutex<Option<PyErr>>>;
+
+/// A Python callable `count(text) -> int` as the core's [`Counter`], called back with
+/// the GIL from the cutter (which runs without it).
+fn py_counter(count: Py<PyAny>) -> (Counter, Failed) {
+    let failed: Failed = Arc::new(Mutex::new(None));
+    let keep = Arc::clone(&failed);
+    let counter = Counter::Given(Arc::new(move |s: &str| {
+        Python::attach(|py| {
+            let n = count
+                .bind(py)
+                .call1((s,))
+                .and_then(|n| n.extract::<usize>());
+            n.unwrap_or_else(|e| {
+                keep.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(e);
+                usize::MAX / 4
+            })
+        })
+    }));
+    (counter, failed)
+}
+
 fn tokens(
     starts: Option<PyReadonlyArray1<'_, u32>>,
     counts: Option<PyReadonlyArray1<'_, u32>>,
     words: Option<PyReadonlyArray1<'_, bool>>,
+    count: Option<Counter>,
 ) -> Result<Tokens> {
     // Arrays are copied under the GIL: another Python thread may write to them.
     let words = words.map_or_else(Vec::new, |w| w.as_array().to_vec());
@@ -83,6 +110,7 @@ fn tokens(
         (Some(s), None) => Ok(Tokens::Given {
             starts: s.as_array().to_vec(),
             words,
+            count,
         }),
         (Some(s), Some(c)) => Ok(Tokens::GivenPieces {
             starts: s.as_array().to_vec(),
@@ -97,7 +125,11 @@ fn tokens(
 }
 
 #[pyfunction]
-#[pyo3(name = "chunk", signature = (text, spec, encoding=None, starts=None, counts=None, words=None))]
+#[pyo3(
+    name = "chunk",
+    signature = (text, spec, encoding=None, starts=None, counts=None, words=None, count=None)
+)]
+#[allow(clippy::too_many_arguments)] // the Python signature's keywords
 pub fn py_chunk<'py>(
     py: Python<'py>,
     text: PyBackedStr,
@@ -106,11 +138,21 @@ pub fn py_chunk<'py>(
     starts: Option<PyReadonlyArray1<'py, u32>>,
     counts: Option<PyReadonlyArray1<'py, u32>>,
     words: Option<PyReadonlyArray1<'py, bool>>,
+    count: Option<Py<PyAny>>,
 ) -> PyResult<PyBatch<'py>> {
     guard(py, "chunk", || {
         let spec = spec::parse(spec)?;
+        let (count, failed) = match count {
+            Some(f) => {
+                let (counter, failed) = py_counter(f);
+                (Some(counter), Some(failed))
+            }
+            None => (None, None),
+        };
         let tokens = match encoding {
-            Some(source) if starts.is_none() && counts.is_none() && words.is_none() => {
+            Some(source)
+                if starts.is_none() && counts.is_none() && words.is_none() && count.is_none() =>
+            {
                 hf::source(&source)?
             }
             Some(_) => {
@@ -121,12 +163,13 @@ pub fn py_chunk<'py>(
                 })
                 .or_raise(py)
             }
-            None => tokens(starts, counts, words).or_raise(py)?,
+            None => tokens(starts, counts, words, count).or_raise(py)?,
         };
-        let batch = py
-            .detach(|| chunk_text(&text, &spec, tokens))
-            .or_raise(py)?;
-        to_python(py, batch)
+        let batch = py.detach(|| chunk_text(&text, &spec, tokens));
+        if let Some(e) = failed.and_then(|f| f.lock().unwrap_or_else(|p| p.into_inner()).take()) {
+            return Err(e);
+        }
+        to_python(py, batch.or_raise(py)?)
     })
 }
 
