@@ -74,10 +74,13 @@ def _parquet(multilingual: str, size: int) -> tuple[Path, int]:
     group = max(1, int(ROW_GROUP / per_doc))
     tmp = path.with_suffix(".tmp")
     schema = pa.schema([("id", pa.int64()), ("text", pa.large_string())])
-    with pq.ParquetWriter(tmp, schema) as w:
-        for k in range(copies):
-            ids = range(k * len(docs), (k + 1) * len(docs))
-            table = pa.table({"id": list(ids), "text": docs}, schema=schema)
+    per_group = max(1, group // len(docs))  # copies of the mix in one row group
+    # No dictionary: the mix repeats, and real documents do not.
+    with pq.ParquetWriter(tmp, schema, use_dictionary=False) as w:
+        for k in range(0, copies, per_group):
+            n = min(per_group, copies - k)
+            ids = range(k * len(docs), (k + n) * len(docs))
+            table = pa.table({"id": list(ids), "text": docs * n}, schema=schema)
             w.write_table(table, row_group_size=group)
     tmp.rename(path)
     return path, text_bytes

@@ -100,3 +100,19 @@ def test_a_parquet_text_column_that_is_not_a_string_is_skipped(tmp_path, capsys)
     pq.write_table(pa.table({"text": [1, 2, 3]}), src)
     assert main(["chunk", str(src), "-o", str(tmp_path / "out.jsonl")]) == 1
     assert "column 'text' is int64, not a string" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("statistics", [True, False])
+def test_documents_are_counted_from_the_footer_or_the_batches(tmp_path, capsys, statistics):
+    # A nested column before the text shifts the leaf indices the footer is read by.
+    src = tmp_path / "docs.parquet"
+    table = pa.table(
+        {
+            "meta": [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}, {"a": 3, "b": "z"}],
+            "text": ["One. Two.", None, "Three."],
+        }
+    )
+    pq.write_table(table, src, write_statistics=statistics)
+    assert sources.check_records(sources.Source(src, "parquet"), "text", None) == 2
+    assert main(["chunk", str(src), "-o", str(tmp_path / "out.jsonl")]) == 0
+    assert "2 documents" in capsys.readouterr().err

@@ -150,17 +150,54 @@ def parquet_batches(source: Source, columns: list[str]) -> Iterator[Any]:
     assert source.path is not None
     pq = require("pyarrow.parquet", "arrow")
     try:
-        f = pq.ParquetFile(source.path)
+        # Without pre-buffering: with it, pyarrow keeps every column chunk it has read,
+        # and memory grows with the file.
+        f = pq.ParquetFile(source.path, pre_buffer=False)
         meta = f.metadata
-        text = f.schema_arrow.get_field_index(columns[0])
+        text = _leaf(meta, columns[0])
         size = sum(
             meta.row_group(g).column(text).total_uncompressed_size
+            if text is not None
+            else meta.row_group(g).total_byte_size
             for g in range(meta.num_row_groups)
         )
         rows = max(1, BATCH_BYTES * max(meta.num_rows, 1) // max(size, 1))
-        yield from f.iter_batches(batch_size=rows, columns=columns)
+        # Never more than a row group: a dictionary-encoded column's stored size says
+        # little about its decoded one.
+        groups = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+        rows = min(rows, max(groups, default=1))
+        yield from f.iter_batches(batch_size=max(rows, 1), columns=columns)
     except (OSError, ValueError) as exc:
         raise Unreadable(str(exc)) from exc
+
+
+def _leaf(meta: Any, name: str) -> int | None:
+    """The index of a top-level column among a Parquet file's leaf columns (nested columns
+    before it shift the indices)."""
+    leaves = [meta.schema.column(i).path for i in range(meta.num_columns)]
+    return leaves.index(name) if name in leaves else None
+
+
+def _parquet_documents(source: Source, text_field: str) -> int | None:
+    """The non-null texts of a Parquet file, from its footer's statistics (None where a
+    row group has none)."""
+    pq = require("pyarrow.parquet", "arrow")
+    try:
+        f = pq.ParquetFile(source.path, pre_buffer=False)
+        meta = f.metadata
+        at = _leaf(meta, text_field)
+        if at is None:
+            return None
+        total = 0
+        for g in range(meta.num_row_groups):
+            group = meta.row_group(g)
+            stats = group.column(at).statistics
+            if stats is None or not stats.has_null_count:
+                return None
+            total += group.num_rows - stats.null_count
+    except (OSError, ValueError) as exc:
+        raise Unreadable(str(exc)) from exc
+    return total
 
 
 def read_records(source: Source, text_field: str, id_field: str | None) -> Iterator[Record]:
@@ -201,9 +238,12 @@ def _rows(source: Source, text_field: str, id_field: str | None) -> Iterator[dic
 def check_records(source: Source, text_field: str, id_field: str | None) -> int:
     """Reads a records file through once, in bounded memory, so that a file with a bad
     record is skipped before any of it is written: the number of documents (records with
-    a text). A Parquet file's types are checked once, from its schema, and its batches
-    only counted."""
+    a text). A Parquet file's columns and types are checked from its schema, and its
+    documents counted from its footer's statistics (or its batches, without them)."""
     if source.kind == "parquet":
         columns = parquet_columns(source, text_field, id_field)
+        counted = _parquet_documents(source, columns[0])
+        if counted is not None:
+            return counted
         return sum(b.num_rows - b.column(0).null_count for b in parquet_batches(source, columns))
     return sum(1 for _ in read_records(source, text_field, id_field))
