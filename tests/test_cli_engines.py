@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ferrochunk.cli import engines, main
+from ferrochunk.cli import engines, main, sources
 
 pa = pytest.importorskip("pyarrow", reason="test extra: pyarrow")
 pytest.importorskip("dask.dataframe", reason="test extra: dask[dataframe]")
@@ -70,8 +70,19 @@ def _folder_rows(folder: Path, fmt: str):
         (["--spark", "local[2]"], "parquet"),
     ],
 )
-def test_an_engine_writes_the_local_runs_rows(engine, fmt, inputs, tmp_path, capsys):
+def test_an_engine_writes_the_local_runs_rows(engine, fmt, inputs, tmp_path, capsys, monkeypatch):
     want, summary = _local_rows(inputs, tmp_path, capsys)
+    # The records file in parts of a few lines, read by different tasks: the rows (ids
+    # numbered by record across the whole file) are still the local run's.
+    monkeypatch.setattr(sources, "PART_BYTES", 60)
+    assert (
+        len(
+            sources.record_parts(
+                sources.Source(inputs / "sub" / "records.jsonl", "jsonl"), "text", None
+            )
+        )
+        > 3
+    )
     out = tmp_path / "out"
     code = main(["chunk", str(inputs), *OPTIONS, *engine, "--format", fmt, "-o", str(out)])
     err = capsys.readouterr().err

@@ -116,3 +116,20 @@ def test_documents_are_counted_from_the_footer_or_the_batches(tmp_path, capsys, 
     assert sources.check_records(sources.Source(src, "parquet"), "text", None) == 2
     assert main(["chunk", str(src), "-o", str(tmp_path / "out.jsonl")]) == 0
     assert "2 documents" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "parquet"])
+def test_a_records_file_read_in_parts_gives_the_whole_files_records(
+    records, tmp_path, monkeypatch, kind
+):
+    # The engines' workers each read a part; together the parts are the file.
+    parquet, jsonl = _write(tmp_path, [*records, {"id": 1, "text": ""}] * 3)
+    source = sources.Source(parquet if kind == "parquet" else jsonl, kind)
+    whole = list(sources.read_records(source, "text", None))
+    parts = sources.record_parts(source, "text", None)
+    assert len(parts) == 1  # small: one part
+    monkeypatch.setattr(sources, "PART_BYTES", 3000)
+    parts = sources.record_parts(source, "text", None)
+    assert len(parts) > 3
+    pieces = [r for p in parts for r in sources.read_records(source, "text", None, p)]
+    assert pieces == whole  # ids are the record numbers of the whole file

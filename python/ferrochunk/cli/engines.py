@@ -28,7 +28,17 @@ from ..errors import FerrochunkError
 from ..records import json_line
 from ..tokenizers import Tokenizer
 from .sink import OutputError, is_mount_point
-from .sources import Source, Unreadable, check_records, check_text, label, read_records
+from .sources import (
+    WHOLE,
+    Part,
+    Source,
+    Unreadable,
+    check_records,
+    check_text,
+    label,
+    read_records,
+    record_parts,
+)
 
 _RAISED = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception): ")
 MARK = "_FERROCHUNK"  # written into every part folder: it lists the files the run wrote
@@ -194,19 +204,24 @@ def _sync(folder: str) -> None:
         os.close(fd)
 
 
-def read_source(path: str, kind: str, name: str, args: dict[str, Any]) -> Iterator[tuple[Any, ...]]:
-    """The ``(source, id, text)`` documents of one input, as a local run reads them, one at
-    a time (a records file is read by lines or Parquet batches, never whole)."""
+def read_source(
+    path: str, kind: str, name: str, args: dict[str, Any], part: Part = WHOLE
+) -> Iterator[tuple[Any, ...]]:
+    """The ``(source, id, text)`` documents of one input (or one part of a records file),
+    as a local run reads them, one at a time: a records file is read by lines or Parquet
+    batches, never whole."""
     source = Source(Path(path), kind, name)
     if kind == "text":
         with open(path, encoding=args["encoding"], newline="") as f:
             yield (name, None, f.read())
         return
-    for r in read_records(source, args["text_field"], args["id_field"]):
+    for r in read_records(source, args["text_field"], args["id_field"], part):
         yield (name, r.id, r.text)
 
 
-def _readable(job: EngineRun, sources: Sequence[Source]) -> list[Source]:
+def _readable(job: EngineRun, sources: Sequence[Source]) -> list[tuple[Source, Part]]:
+    """The inputs that read, each records file in parts a worker reads alone (the driver
+    reads them through in bounded memory, and never holds one)."""
     ok = []
     for s in sources:
         if s.kind == "stdin":
@@ -214,13 +229,15 @@ def _readable(job: EngineRun, sources: Sequence[Source]) -> list[Source]:
         try:
             if s.kind == "text":
                 check_text(s, job.args.encoding)
-                found = 1
+                found, parts = 1, [WHOLE]
             else:
-                found = check_records(s, job.args.text_field, job.args.id_field)
+                fields = (job.args.text_field, job.args.id_field)
+                found = check_records(s, *fields)
+                parts = record_parts(s, *fields)
         except Unreadable as exc:
             job.skipped.append((s.name, exc.hint))
         else:
-            ok.append(s)
+            ok += [(s, part) for part in parts]
             job.documents += found  # as a local run counts: each text read, empty or not
     return ok
 
@@ -231,7 +248,8 @@ def _reader_args(job: EngineRun) -> dict[str, Any]:
 
 
 class _ReadBatches:
-    """Spark's ``mapInArrow`` step that turns ``(path, kind, source)`` rows into documents."""
+    """Spark's ``mapInArrow`` step that turns ``(path, kind, source, start, stop, first)``
+    rows (an input, or a part of one) into documents."""
 
     def __init__(self, args: dict[str, Any], schema: Any) -> None:
         self.args = args
@@ -240,13 +258,13 @@ class _ReadBatches:
     def __call__(self, batches: Any) -> Any:
         pa = require("pyarrow", "arrow")
         for batch in batches:
-            files = zip(*(batch.column(i).to_pylist() for i in range(3)), strict=True)
-            for path, kind, name in files:
+            files = zip(*(batch.column(i).to_pylist() for i in range(6)), strict=True)
+            for path, kind, name, start, stop, first in files:
                 # A batch per file, and per _BATCH_CHARS of a records file's texts: memory
                 # stays near one file's, and 32-bit string offsets never overflow.
                 rows: list[tuple[Any, ...]] = []
                 size = 0
-                for row in read_source(path, kind, name, self.args):
+                for row in read_source(path, kind, name, self.args, Part(start, stop, first)):
                     if rows and size + len(row[2]) > _BATCH_CHARS:
                         yield self._batch(pa, rows)
                         rows, size = [], 0
@@ -263,7 +281,7 @@ class _ReadBatches:
         )
 
 
-def _spark(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None:
+def _spark(job: EngineRun, pieces: list[tuple[Source, Part]], fmt: str, folder: str) -> None:
     sql = require("pyspark.sql", "spark")
     from ..spark import _arrow_schema, chunk_dataframe, map_in_arrow
 
@@ -277,8 +295,9 @@ def _spark(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("OFF")  # a failure is reported once, below
     inputs = spark.createDataFrame(
-        [(str(s.path), s.kind, s.name) for s in sources], "path string, kind string, source string"
-    ).repartition(min(len(sources), spark.sparkContext.defaultParallelism))
+        [(str(s.path), s.kind, s.name, p.start, p.stop, p.first) for s, p in pieces],
+        "path string, kind string, source string, start long, stop long, first long",
+    ).repartition(min(len(pieces), spark.sparkContext.defaultParallelism))
     schema = sql.types.StructType(
         [sql.types.StructField(n, sql.types.StringType(), True) for n in ("source", "id", "text")]
     )
@@ -295,9 +314,10 @@ def _spark(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None
         out.write.json(uri, ignoreNullFields=False)
 
 
-def _dask_partition(source: Source, args: dict[str, Any]) -> Any:
+def _dask_partition(piece: tuple[Source, Part], args: dict[str, Any]) -> Any:
     pd = require("pandas", "dask")
-    rows = list(read_source(str(source.path), source.kind, source.name, args))
+    source, part = piece
+    rows = list(read_source(str(source.path), source.kind, source.name, args, part))
     frame = pd.DataFrame(rows, columns=["source", "id", "text"], dtype=object)
     return frame.astype(pd.StringDtype())
 
@@ -309,7 +329,7 @@ def _write_jsonl(frame: Any, path: str) -> None:
         f.writelines(map(json_line, rows))
 
 
-def _dask(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None:
+def _dask(job: EngineRun, pieces: list[tuple[Source, Part]], fmt: str, folder: str) -> None:
     dd = require("dask.dataframe", "dask")
     dask = require("dask", "dask")
     distributed = require("distributed", "dask")
@@ -331,7 +351,7 @@ def _dask(job: EngineRun, sources: list[Source], fmt: str, folder: str) -> None:
         meta = pd.DataFrame(
             {n: pd.Series([], dtype=pd.StringDtype()) for n in ("source", "id", "text")}
         )
-        docs = dd.from_map(_dask_partition, sources, args=(_reader_args(job),), meta=meta)
+        docs = dd.from_map(_dask_partition, pieces, args=(_reader_args(job),), meta=meta)
         out = chunk_dataframe(
             docs, job.config, keep_columns=["source", "id"], tokenizer=job.tokenizer, threads=1
         )

@@ -121,6 +121,18 @@ def record_id(value: Any) -> str | None:
     return None if value is None else value if isinstance(value, str) else json.dumps(value)
 
 
+@dataclass(frozen=True)
+class Part:
+    """A slice of a records file that a worker reads alone: JSON lines from byte ``start``
+    to ``stop``, or Parquet row groups ``start`` to ``stop``; ``first`` is the number of its
+    first record (ids default to the record number). ``stop`` None: to the end."""
+
+    start: int = 0
+    stop: int | None = None
+    first: int = 0
+
+
+WHOLE = Part()  # the whole file
 # A Parquet batch holds about this much text, so memory is bounded by the batch (and the
 # row group pyarrow decodes it from), not the file.
 BATCH_BYTES = 8 << 20
@@ -145,8 +157,9 @@ def parquet_columns(source: Source, text_field: str, id_field: str | None) -> li
     return wanted
 
 
-def parquet_batches(source: Source, columns: list[str]) -> Iterator[Any]:
-    """The file's record batches of ``columns``, each about :data:`BATCH_BYTES` of text."""
+def parquet_batches(source: Source, columns: list[str], part: Part = WHOLE) -> Iterator[Any]:
+    """The record batches of ``columns`` in the part's row groups (every one by default),
+    each about :data:`BATCH_BYTES` of text."""
     assert source.path is not None
     pq = require("pyarrow.parquet", "arrow")
     try:
@@ -166,7 +179,9 @@ def parquet_batches(source: Source, columns: list[str]) -> Iterator[Any]:
         # little about its decoded one.
         groups = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
         rows = min(rows, max(groups, default=1))
-        yield from f.iter_batches(batch_size=max(rows, 1), columns=columns)
+        stop = meta.num_row_groups if part.stop is None else part.stop
+        chosen = list(range(part.start, stop))
+        yield from f.iter_batches(batch_size=max(rows, 1), row_groups=chosen, columns=columns)
     except (OSError, ValueError) as exc:
         raise Unreadable(str(exc)) from exc
 
@@ -200,12 +215,16 @@ def _parquet_documents(source: Source, text_field: str) -> int | None:
     return total
 
 
-def read_records(source: Source, text_field: str, id_field: str | None) -> Iterator[Record]:
-    """The records of a JSONL or Parquet file, one at a time: memory holds a line, or a
-    Parquet batch. A record that is not well formed raises :class:`Unreadable` when it is
-    reached; :func:`check_records` reads the file through first."""
+def read_records(
+    source: Source, text_field: str, id_field: str | None, part: Part = WHOLE
+) -> Iterator[Record]:
+    """The records of a JSONL or Parquet file (or of one part of it), one at a time:
+    memory holds a line, or a Parquet batch. A record that is not well formed raises
+    :class:`Unreadable` when it is reached; :func:`check_records` reads the file through
+    first."""
     assert source.path is not None
-    for n, row in enumerate(_rows(source, text_field, id_field)):
+    rows = _rows(source, text_field, id_field, part)
+    for n, row in enumerate(rows, part.first):
         text = row.get(text_field)
         if text is not None and not isinstance(text, str):
             raise Unreadable(f"record {n}: {text_field!r} is not a string")
@@ -216,22 +235,40 @@ def read_records(source: Source, text_field: str, id_field: str | None) -> Itera
             yield Record(ident, text)
 
 
-def _rows(source: Source, text_field: str, id_field: str | None) -> Iterator[dict[str, Any]]:
+def _rows(
+    source: Source, text_field: str, id_field: str | None, part: Part
+) -> Iterator[dict[str, Any]]:
     assert source.path is not None
     if source.kind == "parquet":
         columns = parquet_columns(source, text_field, id_field)
-        for batch in parquet_batches(source, columns):
+        for batch in parquet_batches(source, columns, part):
             yield from batch.to_pylist()
         return
+    for at, line in _lines(source, part):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise Unreadable(f"the line at byte {at} is not JSON: {exc}") from exc
+        if not isinstance(row, dict):
+            raise Unreadable(f"the line at byte {at} is not a JSON object")
+        yield row
+
+
+def _lines(source: Source, part: Part) -> Iterator[tuple[int, str]]:
+    """The non-blank lines of a JSON-lines file that start in the part's bytes, with the
+    byte each starts at."""
+    assert source.path is not None
     try:
-        with open(source.path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if line.strip():
-                    row = json.loads(line)
-                    if not isinstance(row, dict):
-                        raise Unreadable(f"line {n} is not a JSON object")
-                    yield row
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        with open(source.path, "rb") as f:
+            f.seek(part.start)
+            at = part.start
+            for raw in f:
+                if part.stop is not None and at >= part.stop:
+                    return
+                start, at = at, at + len(raw)
+                if raw.strip():
+                    yield start, raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
         raise Unreadable(str(exc)) from exc
 
 
@@ -247,3 +284,37 @@ def check_records(source: Source, text_field: str, id_field: str | None) -> int:
             return counted
         return sum(b.num_rows - b.column(0).null_count for b in parquet_batches(source, columns))
     return sum(1 for _ in read_records(source, text_field, id_field))
+
+
+# A records file is split into parts of about this size for the engines' workers.
+PART_BYTES = 64 << 20
+
+
+def record_parts(source: Source, text_field: str, id_field: str | None) -> list[Part]:
+    """A records file as parts of about :data:`PART_BYTES` each, for workers to read
+    alone: JSON lines split at line starts, Parquet at row groups. The JSON lines are read
+    through (to number the records); a Parquet file's footer is enough."""
+    assert source.path is not None
+    if source.kind == "parquet":
+        pq = require("pyarrow.parquet", "arrow")
+        try:
+            meta = pq.ParquetFile(source.path, pre_buffer=False).metadata
+        except (OSError, ValueError) as exc:
+            raise Unreadable(str(exc)) from exc
+        parts: list[Part] = []
+        start = first = size = row = 0
+        for g in range(meta.num_row_groups):
+            group = meta.row_group(g)
+            if size and size + group.total_byte_size > PART_BYTES:
+                parts.append(Part(start, g, first))
+                start, first, size = g, row, 0
+            size += group.total_byte_size
+            row += group.num_rows
+        return [*parts, Part(start, None, first)]
+    parts = []
+    start = first = 0
+    for record, (at, _) in enumerate(_lines(source, WHOLE)):
+        if at - start >= PART_BYTES:
+            parts.append(Part(start, at, first))
+            start, first = at, record
+    return [*parts, Part(start, None, first)]
