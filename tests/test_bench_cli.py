@@ -183,3 +183,15 @@ def test_markdown_quality_counts_what_a_splitter_breaks():
         broken = markdown_quality([text], pieces(fence, row), 64)
         assert (broken.code_cut, broken.rows_cut) == (1, 1)
         assert markdown_quality([text], pieces(5), 64).heading_end == 1
+
+
+def test_small_documents_are_timed_over_a_megabyte():
+    calls: list[str] = []
+    row = _fake("counts", lambda t: calls.append(t) or [t])
+    text = "small document " * 100  # 1.5 KB
+    assert bench.passes(len(text)) == 667
+    assert bench.passes(2_000_000) == 1
+    (result,) = bench.run([text], [row], repeat=1, budget=0.0)
+    # One timed run reads the text 667 times (a megabyte), then the checks read it once.
+    assert calls.count(text) == 667 + 1
+    assert result.mb_per_s is not None

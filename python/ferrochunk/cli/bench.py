@@ -40,7 +40,8 @@ def _columns(results: Sequence[bench.Result]) -> list[tuple[str, str]]:
 
 
 LEGEND = (
-    "MB/s: median of the runs, one thread; every run reads the same documents, so caches "
+    "MB/s: median of the runs, one thread; every run reads the same documents (repeated to a "
+    "megabyte when they are smaller, as the title says), so caches "
     "are warm. first pass MB/s: median of three runs, each in a fresh process, as on new "
     "documents. over cap: "
     "chunks whose text alone has more cl100k tokens than the cap (with --tokenizer: the "
@@ -294,6 +295,8 @@ def main_bench(args: argparse.Namespace) -> int:
         + (f"tokens of {args.tokenizer}; " if args.tokenizer else "")
         + ("one thread each" if threads == "1" else f"RAYON_NUM_THREADS={threads}")
     )
+    if bench.passes(size) > 1:  # say so: the MB/s column reads them that many times
+        title += f"; timed runs read the documents {bench.passes(size)}× (1 MB)"
     print(f"ferrochunk bench: {title}", file=sys.stderr)
 
     def progress(r: bench.Result) -> None:
