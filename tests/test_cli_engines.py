@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -262,3 +263,35 @@ def test_usage_errors(args, words, tmp_path, capsys, monkeypatch):
     assert code == 2
     assert words in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="bind mounts need root")
+def test_a_mounted_output_folder_is_written_in_place(inputs, tmp_path):
+    # A mount point cannot be renamed over; in a mount namespace of the test's own, so
+    # the mount never leaves it.
+    volume, out = tmp_path / "volume", tmp_path / "out"
+    volume.mkdir()
+    out.mkdir()
+    run = f"{sys.executable} -m ferrochunk.cli chunk --threads 1 --dask -o {out}"
+    script = (
+        f"mount --bind {volume} {out} && {run} {inputs / 'note1.txt'} && "
+        f"{run} {inputs / 'note2.txt'}"
+    )
+    try:
+        done = subprocess.run(
+            ["unshare", "--mount", "sh", "-c", script],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
+    except FileNotFoundError:
+        pytest.skip("no unshare here")
+    if "mount:" in done.stderr or "unshare:" in done.stderr:
+        pytest.skip(f"cannot bind-mount here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    rows = _folder_rows(volume, "jsonl")  # what the mount holds, seen from outside it
+    assert {r["source"] for r in rows} == {str(inputs / "note2.txt")}
+    names = {p.name for p in volume.iterdir()}
+    assert engines.MARK in names
+    assert not [n for n in names if n.startswith(".")]  # no hidden folder left

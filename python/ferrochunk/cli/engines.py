@@ -102,33 +102,35 @@ class PartFolder:
       the old output whole under ``.NAME.*.old`` (a failed second rename renames it back).
       A failed job deletes its folder and leaves the target as it was.
     - A symlink to a folder is followed: the folder it names is replaced, the link stays.
+    - A mount point (a volume, a bind mount) cannot be renamed: the engine writes into a
+      hidden folder inside it, and when the job succeeds the listed old files are deleted
+      and the new ones moved into place, which is not atomic.
     """
 
     def __init__(self, output: Path) -> None:
         self.name = label(output)
         self.path = os.path.realpath(output)
-        parent = os.path.dirname(self.path)
+        # A mount point cannot be renamed: the engine writes into a hidden folder inside
+        # it, whose files are then moved into place (not atomically).
+        self.mounted = os.path.isdir(self.path) and is_mount_point(self.path)
+        parent = self.path if self.mounted else os.path.dirname(self.path)
+        base = "ferrochunk" if self.mounted else os.path.basename(self.path)
+        self.tmp = os.path.join(parent, f".{base}.{secrets.token_hex(4)}.tmp")
         if os.path.lexists(self.path):
             self._check_replaceable()
         elif not os.path.isdir(parent):
             raise OutputError(f"cannot write {self.name}: no such folder {label(parent)}")
         if not os.access(parent, os.W_OK | os.X_OK):
             raise OutputError(f"cannot write {self.name}: cannot create files in {label(parent)}")
-        base = os.path.basename(self.path)
-        self.tmp = os.path.join(parent, f".{base}.{secrets.token_hex(4)}.tmp")
 
     def _check_replaceable(self) -> None:
-        if is_mount_point(self.path):
-            raise OutputError(
-                f"cannot write {self.name}: it is a mount point, and --spark/--dask replace "
-                "the whole folder; name a new folder inside it"
-            )
         if not os.path.isdir(self.path):
             raise OutputError(
                 f"cannot write {self.name}: --spark/--dask write a folder of part files, "
                 "and this is a file"
             )
-        found = _files(self.path)
+        mine = os.path.basename(self.tmp)
+        found = [f for f in _files(self.path) if f.split(os.sep)[0] != mine]
         if not found:
             return
         listed = _listed(self.path)
@@ -151,6 +153,9 @@ class PartFolder:
 
     def commit(self) -> None:
         written = _files(self.tmp)
+        if self.mounted:
+            self._commit_in_place(written)
+            return
         Path(self.tmp, MARK).write_text("".join(f"{n}\n" for n in [_MARK_HEADER, *written]))
         _sync(self.tmp)
         old = None
@@ -167,6 +172,32 @@ class PartFolder:
             raise
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+
+    def _commit_in_place(self, written: list[str]) -> None:
+        """Replaces the listed files of a mount point with the new ones. The list goes
+        first and comes back last, so a crash between leaves files that no list names,
+        which the next run refuses to delete."""
+        _sync(self.tmp)
+        self._check_replaceable()
+        for name in sorted(_listed(self.path) or (), reverse=True):  # files before folders
+            where = os.path.join(self.path, name)
+            if os.path.isdir(where) and not os.path.islink(where):
+                with contextlib.suppress(OSError):
+                    os.rmdir(where)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(where)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.path.join(self.path, MARK))
+        for name in written:
+            source, target = os.path.join(self.tmp, name), os.path.join(self.path, name)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            if os.path.isdir(source) and not os.path.islink(source):
+                os.makedirs(target, exist_ok=True)
+            else:
+                os.replace(source, target)
+        Path(self.path, MARK).write_text("".join(f"{n}\n" for n in [_MARK_HEADER, *written]))
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def discard(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
