@@ -470,6 +470,7 @@ def test_unigram_breaks_ties_as_tokenizers_does(model, runs, frame) -> None:  # 
 def test_unigram_ids_on_text_table_rules(name) -> None:  # type: ignore[no-untyped-def]
     ref, tok = hf(name), fc.Tokenizer.from_json(json_of(name))
     rng = random.Random(7)
+    rules: list[str] = []
     for ch in "-=+*_~":
         for _ in range(60):
             n = rng.randint(1, 400)
@@ -477,3 +478,12 @@ def test_unigram_ids_on_text_table_rules(name) -> None:  # type: ignore[no-untyp
                 ch * n, ch * (n // 3)
             )
             assert tok.encode(text).tolist() == ref.encode(text, add_special_tokens=False).ids
+            rules.append(text)
+    # A segmentation can differ without a tie, so the cap is checked where it matters: every
+    # chunk of the rules, re-encoded alone with the model's special tokens, fits.
+    doc = "\n".join(rules)
+    for config in (fc.TokenWindows(16, overlap_tokens=4), fc.Recursive(16), fc.Markdown(24)):
+        for c in fc.chunk(doc, config, tokenizer=tok):
+            embedded = c.metadata.get("context", "") + c.text
+            fits = len(ref.encode(embedded, add_special_tokens=True).ids) <= config.max_tokens
+            assert fits or c.metadata.get("oversize"), (name, type(config).__name__, embedded)
