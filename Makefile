@@ -106,7 +106,7 @@ fuzz: install-dev
 # machine, starts from the seeds on a fresh one, and a run never edits the repository.
 # cargo-fuzz needs nightly flags; RUSTC_BOOTSTRAP lets the stable toolchain take them.
 FUZZ_TARGETS := windows recursive sentence_windows delimiter_merge parent_child \
-	stream_tokenizer tokenizer_paths scan packing cleaning markdown
+	stream_tokenizer tokenizer_paths scan packing cleaning markdown code
 FUZZ_SECONDS ?= 30
 FUZZ_TARGET_DIR ?= $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR)-fuzz,$(CURDIR)/fuzz/target)
 FUZZ_CORPUS ?= $(HOME)/.cache/ferrochunk/fuzz-corpus

@@ -244,6 +244,53 @@ pub fn markdown(data: &[u8]) {
     assert_eq!(covered, text.len(), "the chunks end before the text");
 }
 
+/// `Code` over `language` (the fuzz target's grammar): the chunks cover the text in
+/// order, every chunk that is not oversize keeps the cap with its context, the context
+/// is off when it is off, and a stream gives the same rows (the cutter holds the whole
+/// text). The scan must never panic, whatever tree-sitter makes of the bytes.
+pub fn code(data: &[u8], language: &tree_sitter::Language) {
+    use crate::contracts::code::CodeConfig;
+    let mut b = Bytes(data);
+    let max = 16 + usize::from(b.byte() % 48);
+    let cfg = CodeConfig {
+        max_tokens: max,
+        overlap_tokens: usize::from(b.byte()) % max,
+        context: b.byte() % 4 != 0,
+    };
+    let seed = b.byte();
+    let text = b.text();
+    let spec = Spec::Code(cfg, language.clone());
+    let enc = Encoding::Cl100kBase;
+    let tok = enc.load().expect("embedded");
+    let batch = chunk_text(&text, &spec, Tokens::Embedded(enc)).expect("chunk");
+    assert_eq!(batch.meta.len(), batch.table.len(), "one meta per row");
+    let (mut covered, mut from) = (0, 0);
+    for ((row, &end), meta) in batch.table.iter().zip(&batch.text_ends).zip(&batch.meta) {
+        let chunk = &batch.text[from..end as usize];
+        from = end as usize;
+        let (bs, be) = (row[4] as usize, row[5] as usize);
+        assert!(
+            bs <= covered && covered < be,
+            "chunks leave a gap or go back"
+        );
+        assert_eq!(chunk, &text[bs..be], "text is not the source's slice");
+        covered = be;
+        if row[8] == 0 {
+            let joined = format!("{}{chunk}", meta.context);
+            assert!(tok.count(&joined) <= max, "context + text over the cap");
+        }
+        if !cfg.context {
+            assert!(meta.context.is_empty(), "context when it is off");
+        }
+    }
+    assert_eq!(covered, text.len(), "the chunks end before the text");
+    assert_eq!(
+        streamed(&text, &spec, enc, &cut_points(&text, seed)),
+        batch,
+        "stream != whole"
+    );
+}
+
 /// `TokenWindows`.
 pub fn windows(data: &[u8]) {
     contract(0, data);

@@ -5,15 +5,16 @@
 //! - `hf`: a native engine for Hugging Face `tokenizer.json` files (WordPiece,
 //!   Unigram, BPE and their normalizers and pre-tokenizers).
 //! - `text`: the text primitives: delimiter scanning, break classes, offsets.
-//! - `structure`: line scanners that turn a format (Markdown) into ranked cut
-//!   points, units and a heading outline.
+//! - `structure`: scanners that turn a format into ranked cut points, units and
+//!   context: Markdown by lines, source code over a tree-sitter tree.
 //! - `contracts`: one incremental cutter per native config, and the one
 //!   pipeline (`contracts::stream`) that drives them.
 //! - `compat`: the upstream families' algorithms, bug for bug.
 //! - `python` (behind the `python` cargo feature): the bindings, the only code
 //!   that talks to the interpreter.
 //! - `alloc`: the extension's allocator (mimalloc for small blocks, the system's for
-//!   large ones), the one module that allows `unsafe`.
+//!   large ones). It and `python::grammar` (a grammar capsule read as a tree-sitter
+//!   `Language`) are the two modules that allow `unsafe`.
 
 // PyO3's macros emit `allow(unsafe_code)`, which `forbid` would reject: the crate
 // denies it, and each core module forbids it.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .config import (
     CleanRules,
+    Code,
     DelimiterMerge,
     Markdown,
     MergeStrategy,
@@ -28,6 +29,7 @@ __all__ = [
     "SPAN_COLUMNS",
     "Chunk",
     "CleanRules",
+    "Code",
     "DelimiterMerge",
     "FerrochunkError",
     "Markdown",

@@ -21,8 +21,9 @@ _Spec = Any
 # (index, parent, token_start, token_end, byte_start, byte_end, char_start, char_end,
 # oversize, overlap_tokens, overlap_chars, overlap_spans, span_start, span_end), the
 # ``(byte_start, byte_end, char_start, char_end)`` spans of joined chunks, one text per row,
-# and for ``Markdown`` each row's ``(headings, headings_truncated, context)`` (else None).
-_Meta = tuple[tuple[tuple[int, str], ...], bool, str]
+# and for ``Markdown`` and ``Code`` each row's ``(headings, truncated, context, scopes)``
+# (else None).
+_Meta = tuple[tuple[tuple[int, str], ...], bool, str, tuple[tuple[str, str], ...]]
 _Batch = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[str], list[_Meta] | None]
 
 _ArrowPart = tuple[

@@ -123,7 +123,10 @@ def _metadata_fields(pa: Any, keys: Sequence[str], child_keys: Sequence[str]) ->
         elif key == "headings":
             heading = pa.struct([("level", pa.int32()), ("title", pa.large_string())])
             out.append(pa.field(key, pa.list_(heading)))
-        elif key == "headings_truncated":
+        elif key == "scopes":
+            scope = pa.struct([("kind", pa.large_string()), ("name", pa.large_string())])
+            out.append(pa.field(key, pa.list_(scope)))
+        elif key in ("headings_truncated", "context_truncated"):
             out.append(pa.field(key, pa.bool_()))
         elif key == "context":
             out.append(pa.field(key, pa.large_string()))
@@ -204,6 +207,14 @@ def _part(
             type=pa.list_(heading),
         )
         extra["headings_truncated"] = pa.array([m[1] for m in meta], type=pa.bool_())
+        extra["context"] = pa.array([m[2] for m in meta], type=pa.large_string())
+    if "scopes" in config._metadata:
+        meta = meta or []
+        scope = pa.struct([("kind", pa.large_string()), ("name", pa.large_string())])
+        extra["scopes"] = pa.array(
+            [[{"kind": k, "name": n} for k, n in m[3]] for m in meta], type=pa.list_(scope)
+        )
+        extra["context_truncated"] = pa.array([m[1] for m in meta], type=pa.bool_())
         extra["context"] = pa.array([m[2] for m in meta], type=pa.large_string())
     if "spans" in config._metadata:
         values = pa.StructArray.from_arrays(

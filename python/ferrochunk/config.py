@@ -10,6 +10,7 @@ from dataclasses import KW_ONLY, dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from . import _grammars
 from ._percent import normalize_overlapped_percent
 from ._validate import describe, require_int, require_text
 from .errors import ConfigError, ConfigTypeError
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CONFIGS",
     "CleanRules",
+    "Code",
     "Config",
     "DelimiterMerge",
     "Markdown",
@@ -527,9 +529,82 @@ class Markdown:
     _tokenizes_pieces: ClassVar[bool] = False
 
 
-Config = TokenWindows | DelimiterMerge | Recursive | ParentChild | SentenceWindows | Markdown
+@dataclass(frozen=True, slots=True)
+class Code:
+    r"""Source code in chunks that keep definitions whole, with their scopes as context.
+
+    Fields:
+        max_tokens: the cap (an int >= 16): the tokens of ``context + text``, counted as
+            one string, are at most this many.
+        language: the tree-sitter grammar (keyword-only, required): a name such as
+            ``"python"`` or ``"tsx"``, ``"module:function"``, or the capsule a grammar
+            package returns (``tree_sitter_python.language()``; it does not pickle).
+        overlap_tokens: tokens repeated from the previous chunk, from a line start
+            (keyword-only; default 0; below ``max_tokens``).
+        context: whether chunks carry ``metadata["context"]`` (the headers of the
+            definitions the chunk sits in) and the cap counts it (default True).
+
+    Chunks end between top-level definitions, then between members, then between
+    statements, then at lines; a definition or statement that fits ``max_tokens`` is
+    never cut. ``metadata["scopes"]`` is the path of definitions that hold the chunk's
+    start, as ``(kind, name)`` pairs. See ``docs/code.md`` for the whole contract.
+
+    >>> import ferrochunk as fc
+    >>> src = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n"
+    >>> for c in fc.chunk(src, fc.Code(16, language="python")):
+    ...     print(c.metadata["scopes"][-1], repr(c.metadata["context"]), c.text.count("\n"))
+    ('class_definition', 'A') '' 4
+    ('function_definition', 'g') 'class A:\n' 2
+    """
+
+    max_tokens: int
+    _: KW_ONLY
+    language: Any
+    overlap_tokens: int = 0
+    context: bool = True
+
+    MIN_TOKENS: ClassVar[int] = 16
+
+    def __post_init__(self) -> None:
+        size = require_int("Code.max_tokens", self.max_tokens, minimum=self.MIN_TOKENS)
+        overlap = require_int("Code.overlap_tokens", self.overlap_tokens, minimum=0)
+        if overlap >= size:
+            raise ConfigError(f"Code.overlap_tokens must be < max_tokens ({size}), got {overlap}")
+        if not isinstance(self.context, bool):
+            raise ConfigTypeError(f"Code.context must be a bool, got {describe(self.context)}")
+        _grammars.capsule(self.language)  # fails now, naming the package to install
+        object.__setattr__(self, "max_tokens", size)
+        object.__setattr__(self, "overlap_tokens", overlap)
+
+    @property
+    def _grammar(self) -> Any:
+        """The grammar's capsule, which the core reads (``rust/python/grammar.rs``)."""
+        return _grammars.capsule(self.language)
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        if _grammars.is_capsule(self.language):
+            raise TypeError(
+                "a Code config that holds a grammar capsule cannot be pickled (to reach "
+                "another process): pass the grammar's name, such as language='python', or "
+                "'module:function'"
+            )
+        return (self.max_tokens, self.language, self.overlap_tokens, self.context)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        names = ("max_tokens", "language", "overlap_tokens", "context")
+        for name, value in zip(names, state, strict=True):
+            object.__setattr__(self, name, value)
+
+    _metadata: ClassVar[tuple[str, ...]] = ("scopes", "context", "context_truncated", "oversize")
+    # The kind `rust/python/spec.rs` reads this config as (by attribute name).
+    _native: ClassVar[str] = "code"
+    _child_metadata: ClassVar[tuple[str, ...]] = ()
+    _tokenizes_pieces: ClassVar[bool] = False
+
+
+Config = TokenWindows | DelimiterMerge | Recursive | ParentChild | SentenceWindows | Markdown | Code
 """Any native config."""
 
-CONFIGS = (TokenWindows, DelimiterMerge, Recursive, ParentChild, SentenceWindows, Markdown)
+CONFIGS = (TokenWindows, DelimiterMerge, Recursive, ParentChild, SentenceWindows, Markdown, Code)
 """The native configs: each names its native kind (``_native``) and its metadata keys. The
 reference's twin of each is chosen on the reference's side (``reference/_twins.py``)."""

@@ -25,7 +25,7 @@ from . import _layout as L
 from ._gc import gc_paused
 from ._rows import Batch
 from ._validate import describe, require_choice, require_int, require_str
-from .config import CONFIGS, CleanRules, Config, Markdown, ParentChild, SentenceWindows
+from .config import CONFIGS, CleanRules, Code, Config, Markdown, ParentChild, SentenceWindows
 from .errors import ConfigError, ConfigTypeError, InputDecodeError, InputTypeError
 from .tokenizers import Tokenizer, offset_safe, resolve, utf8_call, utf8_safe
 from .types import SPAN_COLUMNS, Chunk, Metadata, SpanArray, Spans
@@ -71,6 +71,7 @@ _CAPS = {
     "Recursive": "max_tokens",
     "SentenceWindows": "max_tokens",
     "Markdown": "max_tokens",
+    "Code": "max_tokens",
     "DelimiterMerge": "token_size",
 }
 
@@ -129,7 +130,8 @@ def lowered(config: C, n: int, what: str, fix: str, *, clamp: bool = False) -> C
 
 # What each metadata key reads: a chunk row (the columns of ``contracts/stream.rs``'s
 # table), the spans as an (n, 2) array of (char_start, char_end), the chunk's children,
-# and the row's meta (a structure-aware config's ``(headings, truncated, context)``).
+# and the row's meta (a structure-aware config's ``(headings, truncated, context,
+# scopes)``).
 Read = Callable[[Sequence[int], Any, tuple[Chunk, ...], Any], Any]
 _READ: dict[str, Read] = {
     "oversize": lambda row, spans, kids, meta: bool(row[L.OVERSIZE]),
@@ -142,6 +144,8 @@ _READ: dict[str, Read] = {
     "headings": lambda row, spans, kids, meta: meta[0],
     "headings_truncated": lambda row, spans, kids, meta: meta[1],
     "context": lambda row, spans, kids, meta: meta[2],
+    "context_truncated": lambda row, spans, kids, meta: meta[1],
+    "scopes": lambda row, spans, kids, meta: meta[3],
 }
 
 
@@ -238,7 +242,7 @@ def _given_tokens(text: str, config: Config, tok: Tokenizer) -> dict[str, Any]:
     """A Python tokenizer's output for the native pipeline: whole text or each piece."""
     if not config._tokenizes_pieces:
         given: dict[str, Any] = {"starts": tok.encode_with_offsets(text)[1]}
-        if isinstance(config, Markdown):
+        if isinstance(config, Markdown | Code):
             given["count"] = tok.count  # the cutter counts its context strings too
         return given
     data = text.encode("utf-8")

@@ -3,7 +3,8 @@
 The CLI writes these as JSON lines or Parquet rows, so every output format, and Ray Data,
 carries the same fields: ``chunk_index``, ``text``, the offsets, ``token_count``, then the
 config's metadata (``spans`` as ``{char_start, char_end}`` objects, ``children`` as child
-records without their ``parent``, ``headings`` as ``{level, title}`` objects).
+records without their ``parent``, ``headings`` as ``{level, title}`` objects, ``scopes`` as
+``{kind, name}`` objects).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ def _fields(chunk: Chunk, keys: Sequence[str], child_keys: Sequence[str]) -> dic
             value = [_fields(k, [c for c in child_keys if c != "parent"], ()) for k in value]
         elif key == "headings":
             value = [{"level": level, "title": title} for level, title in value]
+        elif key == "scopes":
+            value = [{"kind": kind, "name": name} for kind, name in value]
         out[key] = value
     return out
 

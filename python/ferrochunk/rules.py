@@ -14,6 +14,7 @@ from ._delimiters import parse_delimiter_field
 from ._validate import describe, require_int
 from .config import (
     CleanRules,
+    Code,
     Config,
     DelimiterMerge,
     Markdown,
@@ -204,6 +205,7 @@ _FIELDS: dict[str, tuple[type[Any], frozenset[str]]] = {
         frozenset({"max_tokens", "safety_margin", "overlap_ratio", "break_classes"}),
     ),
     "markdown": (Markdown, frozenset({"max_tokens", "overlap_tokens", "context"})),
+    "code": (Code, frozenset({"max_tokens", "language", "overlap_tokens", "context"})),
 }
 CHUNKERS = (*_FIELDS, "parent-child")
 """The ``chunker`` names of :func:`config_from_mapping` (and the CLI's ``--chunker``)."""
@@ -298,6 +300,11 @@ def config_to_mapping(config: Config) -> dict[str, Any]:
         raise ConfigError(
             "SentenceWindows.tokenizer cannot be written as a mapping; pass the tokenizer "
             f"beside the config instead, got {describe(config.tokenizer)}"
+        )
+    if isinstance(config, Code) and not isinstance(config.language, str):
+        raise ConfigError(
+            "Code.language cannot be written as a mapping when it is a grammar capsule; pass "
+            "the grammar's name (language='python') or 'module:function'"
         )
     for name, (cls, fields) in _FIELDS.items():
         if type(config) is cls:

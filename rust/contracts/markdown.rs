@@ -44,7 +44,7 @@
 
 use std::sync::Arc;
 
-use super::{check_cap, ChunkMeta, Counter, Cutter, HeadingPath, Input, Row};
+use super::{check_cap, Blocked, ChunkMeta, Counter, Cutter, HeadingPath, Input, Row};
 use crate::error::Result;
 use crate::structure::markdown::{scan_from, Heading, Outline};
 
@@ -318,10 +318,7 @@ impl<'a> Run<'a> {
     }
 
     fn joined(&self, context: &str, a: usize, b: usize) -> usize {
-        let mut s = String::with_capacity(context.len() + b - a);
-        s.push_str(context);
-        s.push_str(self.input.slice(a, b));
-        self.count(&s)
+        self.tok.joined(context, self.input.slice(a, b))
     }
 
     /// The best allowed cut point in `(at, window_end]`, and how far the search
@@ -341,21 +338,9 @@ impl<'a> Run<'a> {
         let lo = input.bound(first.saturating_sub(room));
         let from = self.units.partition_point(|u| u.0 < lo);
         let to = self.units.partition_point(|u| u.0 < window_end);
-        // Points strictly inside a fitting unit: the union of the units as open
-        // intervals, merged where they overlap, so one search answers.
-        let mut blocked: Vec<(usize, usize)> = Vec::new();
         // A unit starting after `at` that fits max_tokens gets its own chunk, whose
         // context is shortened to make room for it (see `context`).
-        for &(a, b) in &self.units[from..to] {
-            let fits = if a > at { self.cfg.max_tokens } else { room };
-            if b <= at || input.count(a, b) > fits {
-                continue;
-            }
-            match blocked.last_mut() {
-                Some(last) if a < last.1 => last.1 = last.1.max(b),
-                _ => blocked.push((a, b)),
-            }
-        }
+        let blocked = Blocked::new(&self.units[from..to], input, at, room, self.cfg.max_tokens);
         // Points where the chunk would end on a heading: from a heading's end through
         // the blank lines after it.
         let mut read = window_end;
@@ -372,8 +357,7 @@ impl<'a> Run<'a> {
             }
         }
         let allowed = |p: usize| -> bool {
-            let k = blocked.partition_point(|u| u.0 < p);
-            if k > 0 && p < blocked[k - 1].1 {
+            if !blocked.allows(p) {
                 return false;
             }
             let k = after_heading.partition_point(|z| z.0 <= p);
@@ -482,6 +466,7 @@ impl<'a> Run<'a> {
             headings: path,
             headings_truncated: truncated,
             context,
+            ..ChunkMeta::default()
         })
     }
 

@@ -11,6 +11,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod code;
 pub mod delimiter_merge;
 pub mod markdown;
 pub mod merge;
@@ -51,6 +52,43 @@ pub(crate) fn check_cap(
         });
     }
     Ok(())
+}
+
+/// The points strictly inside a unit that fits, for a chunk from `at` with `room`
+/// tokens: a unit starting after `at` fits when it fits `max_tokens` (it gets a chunk
+/// of its own), one holding `at` when it fits the room. Kept as the units' union of
+/// open intervals, merged where they overlap, so one search answers. Markdown's and
+/// Code's cutters share this rule.
+pub(crate) struct Blocked(Vec<(usize, usize)>);
+
+impl Blocked {
+    /// `units`: sorted by start, those that may hold a point of the window.
+    pub(crate) fn new(
+        units: &[(usize, usize)],
+        input: &Input<'_>,
+        at: usize,
+        room: usize,
+        max_tokens: usize,
+    ) -> Self {
+        let mut blocked: Vec<(usize, usize)> = Vec::new();
+        for &(a, b) in units {
+            let fits = if a > at { max_tokens } else { room };
+            if b <= at || input.count(a, b) > fits {
+                continue;
+            }
+            match blocked.last_mut() {
+                Some(last) if a < last.1 => last.1 = last.1.max(b),
+                _ => blocked.push((a, b)),
+            }
+        }
+        Blocked(blocked)
+    }
+
+    /// Whether no unit that fits holds `p` strictly.
+    pub(crate) fn allows(&self, p: usize) -> bool {
+        let k = self.0.partition_point(|u| u.0 < p);
+        !(k > 0 && p < self.0[k - 1].1)
+    }
 }
 
 /// What a cutter sees: the text from absolute byte `base` to the end seen so
@@ -253,6 +291,9 @@ pub struct ChunkMeta {
     pub headings_truncated: bool,
     /// The text to embed before the chunk (counted against the cap).
     pub context: String,
+    /// The definitions holding the chunk's start, outermost first: `(kind, name)`
+    /// (`Code`; its `headings_truncated` says a header was cut).
+    pub scopes: Arc<Vec<(String, String)>>,
 }
 
 /// An incremental cutter: one per native contract.
@@ -294,6 +335,7 @@ pub enum Spec {
         child: recursive::RecursiveConfig,
     },
     Markdown(markdown::MarkdownConfig),
+    Code(code::CodeConfig, tree_sitter::Language),
 }
 
 /// Counts the tokens of text a cutter builds itself (Markdown's heading context).
@@ -316,6 +358,14 @@ impl std::fmt::Debug for Counter {
 }
 
 impl Counter {
+    /// The tokens of `context` and `text` counted as one string.
+    pub fn joined(&self, context: &str, text: &str) -> usize {
+        let mut s = String::with_capacity(context.len() + text.len());
+        s.push_str(context);
+        s.push_str(text);
+        self.count(&s)
+    }
+
     pub fn count(&self, s: &str) -> usize {
         match self {
             Counter::Embedded(tok) => tok.count(s),
@@ -342,6 +392,22 @@ pub enum PieceTokens {
     /// No pieces to tokenize, and a count for the text a cutter builds (Markdown with a
     /// Python tokenizer).
     Counted(Counter),
+}
+
+impl PieceTokens {
+    /// The count of the strings a structure-aware cutter builds (its context).
+    fn counter(self) -> Result<Counter> {
+        match self {
+            PieceTokens::Embedded(tok) => Ok(Counter::Embedded(tok)),
+            PieceTokens::Hf(tok) => Ok(Counter::Hf(tok)),
+            PieceTokens::Counted(count) => Ok(count),
+            PieceTokens::Given { .. } => Err(Error::InvalidConfig {
+                field: "tokenizer",
+                value: "per-piece token lists".into(),
+                expected: "a tokenizer that can count the context a cutter builds",
+            }),
+        }
+    }
 }
 
 impl Spec {
@@ -371,21 +437,16 @@ impl Spec {
                 parent.clone(),
                 child.clone(),
             )?),
-            Spec::Markdown(cfg) => match pieces {
-                PieceTokens::Embedded(tok) => {
-                    Box::new(markdown::Markdown::new(*cfg, Counter::Embedded(tok))?)
-                }
-                PieceTokens::Hf(tok) => Box::new(markdown::Markdown::new(*cfg, Counter::Hf(tok))?),
-                PieceTokens::Counted(count) => Box::new(markdown::Markdown::new(*cfg, count)?),
-                PieceTokens::Given { .. } => {
-                    return Err(Error::InvalidConfig {
-                        field: "tokenizer",
-                        value: "a Python tokenizer".into(),
-                        expected: "an embedded encoding (Markdown counts its context natively)",
-                    })
-                }
-            },
+            Spec::Markdown(cfg) => Box::new(markdown::Markdown::new(*cfg, pieces.counter()?)?),
+            Spec::Code(cfg, language) => {
+                Box::new(code::Code::new(*cfg, language.clone(), pieces.counter()?)?)
+            }
         })
+    }
+
+    /// True for contracts that count text they build (their context) themselves.
+    pub fn counts_context(&self) -> bool {
+        matches!(self, Spec::Markdown(_) | Spec::Code(..))
     }
 
     /// True for contracts that tokenize pieces of the text rather than the whole text.

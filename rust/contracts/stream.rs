@@ -169,17 +169,17 @@ impl Core {
     /// counts what a cutter measures itself (Markdown's context).
     fn new(spec: &Spec, tokens: Tokens, engine: Option<Arc<HfTokenizer>>) -> Result<Self> {
         let counted = matches!(tokens, Tokens::Given { count: Some(_), .. });
-        if matches!(spec, Spec::Markdown(_))
+        if spec.counts_context()
             && !matches!(tokens, Tokens::Embedded(_) | Tokens::Hf(_))
             && engine.is_none()
             && !counted
         {
-            // Markdown counts its context strings: given tokens need a count to go with.
+            // Markdown and Code count their context strings: given tokens need a count.
             return Err(Error::InvalidConfig {
                 field: "tokenizer",
                 value: "a Python tokenizer without a count".into(),
                 expected: "an embedded encoding, a tokenizer.json, or token starts with a \
-                           count for Markdown on the native backend",
+                           count for Markdown and Code on the native backend",
             });
         }
         let (pieces, encoder, starts) = match tokens {

@@ -10,6 +10,7 @@ mod arrow;
 mod clean;
 mod dify;
 mod errors;
+mod grammar;
 mod hf;
 mod id_list;
 mod pipeline;

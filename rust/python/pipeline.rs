@@ -22,8 +22,9 @@ use crate::error::{Error, Result};
 
 /// `(table, spans, texts, meta)`: the rows as an `(n, 14)` int64 array, the
 /// spans of joined chunks as an `(m, 4)` int64 array, each row's text, and for a
-/// structure-aware contract each row's `(headings, headings_truncated, context)`
-/// (else `None`); `headings` is a tuple of `(level, title)` pairs.
+/// structure-aware contract each row's `(headings, truncated, context, scopes)`
+/// (else `None`); `headings` is a tuple of `(level, title)` pairs, `scopes` of
+/// `(kind, name)` pairs.
 pub type PyBatch<'py> = (
     Bound<'py, PyArray2<i64>>,
     Bound<'py, PyArray2<i64>>,
@@ -53,8 +54,8 @@ pub fn to_python(py: Python<'_>, batch: Batch) -> PyResult<PyBatch<'_>> {
     ))
 }
 
-/// Each row's `(headings, headings_truncated, context)`; chunks of one section share
-/// their headings tuple.
+/// Each row's `(headings, truncated, context, scopes)`; chunks of one section share
+/// their headings tuple. `truncated` says a heading (Markdown) or a header (Code) was cut.
 pub fn meta_list<'py>(py: Python<'py>, meta: &[Arc<ChunkMeta>]) -> PyResult<Bound<'py, PyList>> {
     let mut last: Option<(&Arc<HeadingPath>, Bound<'py, PyTuple>)> = None;
     let mut rows = Vec::with_capacity(meta.len());
@@ -67,7 +68,8 @@ pub fn meta_list<'py>(py: Python<'py>, meta: &[Arc<ChunkMeta>]) -> PyResult<Boun
                 t
             }
         };
-        rows.push((headings, m.headings_truncated, m.context.as_str()).into_pyobject(py)?);
+        let scopes = PyTuple::new(py, m.scopes.iter().map(|(k, n)| (k.as_str(), n.as_str())))?;
+        rows.push((headings, m.headings_truncated, m.context.as_str(), scopes).into_pyobject(py)?);
     }
     PyList::new(py, rows)
 }

@@ -1,7 +1,7 @@
 //! Native configs read from the Python config objects by attribute name.
 //!
 //! Each config class names its kind in a class attribute, `_native` (`"windows"`,
-//! `"recursive"`, `"sentences"`, `"delimiter"`, `"parent_child"`, `"markdown"`), and its
+//! `"recursive"`, `"sentences"`, `"delimiter"`, `"parent_child"`, `"markdown"`, `"code"`), and its
 //! fields are read by the names `config.py` gives them: a renamed field fails here with
 //! an `AttributeError` naming it, never as a value read from the wrong position. This is
 //! the one registry on the Rust side.
@@ -10,6 +10,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::errors::IntoPy;
+use super::grammar;
+use crate::contracts::code::CodeConfig;
 use crate::contracts::delimiter_merge::DelimiterConfig;
 use crate::contracts::markdown::MarkdownConfig;
 use crate::contracts::merge::MergeStrategy;
@@ -66,6 +68,16 @@ struct Delimiter {
     child_delimiters: Vec<String>,
     #[pyo3(attribute)]
     joiner: String,
+}
+
+#[derive(FromPyObject)]
+struct Code {
+    #[pyo3(attribute)]
+    max_tokens: usize,
+    #[pyo3(attribute)]
+    overlap_tokens: usize,
+    #[pyo3(attribute)]
+    context: bool,
 }
 
 #[derive(FromPyObject)]
@@ -169,6 +181,16 @@ pub fn parse(config: &Bound<'_, PyAny>) -> PyResult<Spec> {
             };
             cfg.validate().or_raise(py)?;
             Spec::Markdown(cfg)
+        }
+        "code" => {
+            let c: Code = config.extract()?;
+            let cfg = CodeConfig {
+                max_tokens: c.max_tokens,
+                overlap_tokens: c.overlap_tokens,
+                context: c.context,
+            };
+            cfg.validate().or_raise(py)?;
+            Spec::Code(cfg, grammar::language(&config.getattr("_grammar")?)?)
         }
         other => {
             return Err(PyValueError::new_err(format!(

@@ -1,6 +1,8 @@
 //! Structure scanners: a format's blocks as ranked cut points, the units never
-//! cut while they fit, and a heading outline. Each is a line scanner, not a tree.
+//! cut while they fit, and the context each chunk carries. Markdown's is a line
+//! scanner; code's walks a tree-sitter tree.
 
 #![forbid(unsafe_code)]
 
+pub mod code;
 pub mod markdown;

@@ -13,9 +13,12 @@ from typing import IO, Any, TextIO
 
 import numpy as np
 
+from .._grammars import EXTENSIONS
+from .._grammars import capsule as grammar_capsule
 from .._optional import require
 from ..config import (
     CleanRules,
+    Code,
     Config,
     DelimiterMerge,
     Markdown,
@@ -67,6 +70,7 @@ OPTIONS = {
     },
     "sentence": {"safety_margin", "overlap_ratio"},
     "markdown": {"overlap_tokens", "no_context"},
+    "code": {"overlap_tokens", "no_context", "language"},
     "parent-child": {
         "overlap_tokens",
         "parent",
@@ -120,14 +124,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     how.add_argument(
         "--overlap-tokens",
         type=int,
-        help="windows, recursive, parent-child, markdown: tokens "
+        help="windows, recursive, parent-child, markdown, code: tokens "
         "repeated from the previous chunk (default 0)",
     )
     how.add_argument(
         "--no-context",
         action="store_const",
         const=True,
-        help="markdown: no heading context; the cap counts the text alone",
+        help="markdown, code: no heading or scope context; the cap counts the text alone",
+    )
+    how.add_argument(
+        "--language",
+        metavar="NAME|auto",
+        help="code: the tree-sitter grammar (python, rust, tsx, ... or module:function); "
+        "auto (the default) picks it by each file's extension and skips other files",
     )
     how.add_argument(
         "--separator",
@@ -276,6 +286,13 @@ def build_config(args: argparse.Namespace) -> tuple[Config, CleanRules | None]:
         return DelimiterMerge(args.max_tokens, **kwargs), None
     if args.chunker == "markdown":
         return Markdown(args.max_tokens, overlap_tokens=overlap, context=not args.no_context), None
+    if args.chunker == "code":
+        return Code(
+            args.max_tokens,
+            language=args.language,
+            overlap_tokens=overlap,
+            context=not args.no_context,
+        ), None
     if args.chunker == "sentence":
         kwargs = {
             k: getattr(args, k)
@@ -316,6 +333,7 @@ class Run:
         self.progress = Progress(total, err, enabled=args.progress)
         self.documents = self.chunks = self.tokens = self.done = 0
         self.skipped: list[tuple[str, str]] = []
+        self.not_code = 0  # files `--language auto` passed over (no grammar by extension)
         self.batch: list[tuple[str, str | None, str, int]] = []
         self.batch_bytes = 0
 
@@ -475,6 +493,8 @@ class Run:
             outcome = f"nothing read, {where.name} left as it was"
         if self.sink.replaced:
             outcome += f" ({_count(self.sink.replaced, 'lone surrogate')} written as U+FFFD)"
+        if self.not_code:
+            outcome += f"; {_count(self.not_code, 'file')} not code passed over"
         return summary_line(self.documents, self.chunks, self.tokens, self.done, seconds, outcome)
 
 
@@ -573,8 +593,35 @@ def tokenizer_of(value: str) -> Tokenizer:
     return Tokenizer.from_file(value)
 
 
-def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: IO[bytes]) -> int:
-    config, clean = build_config(args)
+def by_language(
+    sources: Sequence[Source],
+) -> tuple[dict[str, list[Source]], int, list[tuple[str, str]]]:
+    """``--language auto``: text files grouped by the grammar their extension names, how
+    many files no grammar names, and those whose grammar is not installed (with why)."""
+    groups: dict[str, list[Source]] = {}
+    not_code = 0
+    skipped: list[tuple[str, str]] = []
+    for s in sources:
+        if s.kind != "text" or s.path is None:
+            raise FerrochunkError(
+                f"--language auto picks a grammar by file extension; {s.name} needs --language NAME"
+            )
+        lang = EXTENSIONS.get(s.path.suffix.lower())
+        if lang is None:
+            not_code += 1
+            continue
+        try:
+            grammar_capsule(lang)
+        except ImportError as exc:
+            skipped.append((s.name, str(exc)))
+            continue
+        groups.setdefault(lang, []).append(s)
+    return groups, not_code, skipped
+
+
+def _check_run(args: argparse.Namespace) -> tuple[Path | None, str, str | None]:
+    """Everything checked before any input is read: the tokenizer, the encoding, the
+    threads, and the output (its path and format); and the engine asked for, if any."""
     tokenizer_of(args.tokenizer)  # a bad tokenizer fails before the output is touched
     codecs.lookup(args.encoding)  # LookupError for an unknown encoding
     if args.threads is not None and args.threads < 1:
@@ -586,6 +633,32 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: IO[bytes]) ->
     engine = next(
         (f"--{e}" for e in ("ray", "spark", "dask") if getattr(args, e) is not None), None
     )
+    return output, fmt, engine
+
+
+def _writes_to(args: argparse.Namespace, output: Path | None, sources: Sequence[Source]) -> Any:
+    """The output target, refused when it is also an input."""
+    where = target(output, args.force)
+    for s in sources:
+        if s.path is not None and where.holds(s.path):
+            raise FerrochunkError(f"the output {where.name} is also an input")
+    return where
+
+
+def _report(job: Run, err: TextIO, started: float) -> int:
+    """The skipped inputs with their reasons, then the summary line; the exit status."""
+    for name, why in job.skipped:
+        print(f"ferrochunk: skipped {name}: {why}", file=err)
+    print(job.summary(time.perf_counter() - started), file=err)
+    return 1 if job.skipped else 0
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: IO[bytes]) -> int:
+    auto = args.chunker == "code" and args.config is None and args.language in (None, "auto")
+    if auto:
+        return _run_code(args, out, err)
+    config, clean = build_config(args)
+    output, fmt, engine = _check_run(args)
     if engine is not None and clean is not None:
         raise FerrochunkError(f"{engine} does not apply cleaning rules; clean the text first")
     if args.paths:
@@ -594,10 +667,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: IO[bytes]) ->
         sources, skipped = [Source(_sample(), "text", "<bundled sample>")], []
     if engine in ("--spark", "--dask"):
         return _run_engine(args, config, sources, skipped, fmt, output, err)
-    where = target(output, args.force)
-    for s in sources:
-        if s.path is not None and where.holds(s.path):
-            raise FerrochunkError(f"the output {where.name} is also an input")
+    where = _writes_to(args, output, sources)
     if not sources and not skipped:
         raise FerrochunkError("no input files found")
     _extras(args, fmt, sources)
@@ -624,11 +694,49 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: IO[bytes]) ->
                     job.skipped.append((source.name, exc.hint))
             job.flush()
         job.progress.close()
-    # The reasons first, so that the summary is the last line.
-    for name, why in job.skipped:
-        print(f"ferrochunk: skipped {name}: {why}", file=err)
-    print(job.summary(time.perf_counter() - started), file=err)
-    return 1 if job.skipped else 0
+    return _report(job, err, started)
+
+
+def _run_code(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``--chunker code --language auto``: each group of files with its own grammar."""
+    output, fmt, engine = _check_run(args)
+    if engine is not None:
+        raise FerrochunkError(f"{engine} with --chunker code needs --language NAME")
+    if not args.paths:
+        raise FerrochunkError("--chunker code needs files or folders of source code")
+    sources, skipped = discover(args.paths, args.glob)
+    groups, not_code, missing = by_language(sources)
+    if not groups:
+        for name, why in skipped + missing:
+            print(f"ferrochunk: skipped {name}: {why}", file=err)
+        raise FerrochunkError(
+            f"no code file to chunk among {_count(len(sources), 'input file')} "
+            f"({not_code} not code by extension, {len(missing)} without their grammar)"
+        )
+    configs = {lang: build_config(argparse.Namespace(**{**vars(args), "language": lang}))[0]
+               for lang in groups}  # fmt: skip
+    where = _writes_to(args, output, sources)
+    _extras(args, fmt, [])
+    keep = _keep_fields() if fmt == "parquet" else ()
+    started = time.perf_counter()
+    total = sum(s.size() for group in groups.values() for s in group)
+    # The schema is the same for every grammar: any group's config names it.
+    first = next(iter(configs.values()))
+    with Sink(where, fmt, first, keep, out) as sink:
+        job = Run(args, first, None, sink, err, total)
+        job.skipped.extend(skipped + missing)
+        job.not_code = not_code
+        for lang, group in groups.items():
+            job.flush()
+            job.config = configs[lang]
+            for source in group:
+                try:
+                    job.text_file(source)
+                except Unreadable as exc:
+                    job.skipped.append((source.name, exc.hint))
+        job.flush()
+        job.progress.close()
+    return _report(job, err, started)
 
 
 def _run_engine(

@@ -18,7 +18,12 @@ from .._validate import describe
 from ..config import CONFIGS, Config, DelimiterMerge, ParentChild, SentenceWindows
 from ..errors import ConfigTypeError
 
-__all__ = ["budget", "require_config"]
+__all__ = ["budget", "require_config", "scope_path"]
+
+
+def scope_path(scopes: tuple[tuple[str, str], ...]) -> str:
+    """A ``Code`` chunk's scopes as one dotted string: ``"Parser.feed"``."""
+    return ".".join(name for _, name in scopes)
 
 
 def require_config(field: str, config: object) -> Config:

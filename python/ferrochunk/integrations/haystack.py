@@ -18,13 +18,13 @@ from typing import Any
 
 from .._optional import require
 from .._validate import describe
-from ..config import Config, DelimiterMerge, Markdown, ParentChild, Recursive
+from ..config import Code, Config, DelimiterMerge, Markdown, ParentChild, Recursive
 from ..errors import ConfigError, ConfigTypeError, InputTypeError, UnknownTokenizerError
 from ..pipeline import _threads, chunk_many
 from ..rules import config_from_mapping, config_to_mapping
 from ..tokenizers import Tokenizer
 from ..types import Chunk
-from . import budget, require_config
+from . import budget, require_config, scope_path
 
 _haystack = require("haystack", "haystack")
 Document = _haystack.Document
@@ -146,9 +146,9 @@ class FerroDocumentSplitter:
                 "FerroDocumentSplitter.context_in_content must be a bool, got "
                 f"{describe(context_in_content)}"
             )
-        if context_in_content and not isinstance(self.config, Markdown):
+        if context_in_content and not isinstance(self.config, Markdown | Code):
             raise ConfigError(
-                "FerroDocumentSplitter.context_in_content needs a Markdown config, got "
+                "FerroDocumentSplitter.context_in_content needs a Markdown or Code config, got "
                 f"{type(self.config).__name__}"
             )
         self.context_in_content = context_in_content
@@ -189,6 +189,9 @@ class FerroDocumentSplitter:
                 titles = [title for _, title in c.metadata["headings"]]
                 meta["header"] = titles[-1] if titles else ""
                 meta["parent_headers"] = titles[:-1]
+            if isinstance(config, Code):
+                meta["scopes"] = [list(s) for s in c.metadata["scopes"]]
+                meta["scope_path"] = scope_path(c.metadata["scopes"])
             context = c.metadata["context"] if self.context_in_content else ""
             leads.append(len(context))
             out.append(Document(content=context + c.text, meta=meta))

@@ -16,12 +16,12 @@ from typing import Any
 
 from .._optional import require
 from .._validate import describe
-from ..config import Config, Markdown, Recursive
+from ..config import Code, Config, Markdown, Recursive
 from ..errors import ConfigError, ConfigTypeError
 from ..pipeline import _tokenizer, chunk, chunk_many
 from ..tokenizers import Tokenizer
 from ..types import Chunk
-from . import budget, require_config
+from . import budget, require_config, scope_path
 
 _splitters = require("langchain_text_splitters", "langchain")
 _documents = require("langchain_core.documents", "langchain")
@@ -90,7 +90,9 @@ class FerroTextSplitter(_splitters.TextSplitter):  # type: ignore[misc,name-defi
     ``config`` is given, the way LangChain's splitters take them.
 
     With a :class:`~ferrochunk.Markdown` config each document's metadata names its section
-    path as ``MarkdownHeaderTextSplitter`` does (``"Header 1"``, ``"Header 2"``, ...).
+    path as ``MarkdownHeaderTextSplitter`` does (``"Header 1"``, ``"Header 2"``, ...); with
+    :class:`~ferrochunk.Code`, ``scopes`` (``[kind, name]`` pairs) and ``scope_path``
+    (``"Parser.feed"``).
     ``context_in_content=True`` puts the chunk's heading context in front of its text in
     ``page_content`` (what an embedding model then sees, within the cap); ``start_index``
     still points at the chunk's own text in the source, which begins after the context.
@@ -133,9 +135,9 @@ class FerroTextSplitter(_splitters.TextSplitter):  # type: ignore[misc,name-defi
         self._tokenizer = _tokenizer(config, tokenizer)
         self._add_token_count = _flag("add_token_count", add_token_count)
         self._context_in_content = _flag("context_in_content", context_in_content)
-        if context_in_content and not isinstance(config, Markdown):
+        if context_in_content and not isinstance(config, Markdown | Code):
             raise ConfigError(
-                "FerroTextSplitter.context_in_content needs a Markdown config, got "
+                "FerroTextSplitter.context_in_content needs a Markdown or Code config, got "
                 f"{type(config).__name__}"
             )
         self._threads = threads
@@ -222,5 +224,8 @@ class FerroTextSplitter(_splitters.TextSplitter):  # type: ignore[misc,name-defi
                     metadata["token_count"] = c.token_count
                 for level, title in c.metadata.get("headings", ()):
                     metadata[f"Header {level}"] = title
+                if "scopes" in c.metadata:
+                    metadata["scopes"] = [list(s) for s in c.metadata["scopes"]]
+                    metadata["scope_path"] = scope_path(c.metadata["scopes"])
                 documents.append(Document(page_content=self._content(c), metadata=metadata))
         return documents

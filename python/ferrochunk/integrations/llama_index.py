@@ -17,12 +17,12 @@ from typing import Any
 
 from .._optional import require
 from .._validate import describe
-from ..config import Config, Markdown, ParentChild, Recursive
+from ..config import Code, Config, Markdown, ParentChild, Recursive
 from ..errors import ConfigTypeError
 from ..pipeline import _tokenizer, chunk_many, lowered
 from ..tokenizers import Tokenizer
 from ..types import Chunk
-from . import require_config
+from . import require_config, scope_path
 
 _core = require("llama_index.core", "llama-index")
 _interface = require("llama_index.core.node_parser.interface", "llama-index")
@@ -34,6 +34,7 @@ __all__ = ["FerroNodeParser"]
 TOKEN_COUNT = "token_count"
 HEADER_PATH = "header_path"
 CONTEXT = "context"
+SCOPE_PATH = "scope_path"
 
 
 def _opens_with(text: str, level: int, title: str) -> bool:
@@ -75,7 +76,9 @@ class FerroNodeParser(_interface.NodeParser):  # type: ignore[misc,name-defined]
     With a :class:`~ferrochunk.Markdown` config a node's ``metadata["header_path"]`` is its
     section path as ``MarkdownNodeParser`` writes it (``"/Guide/Install/"``, or ``"/"``),
     leaving out the heading the node's text opens with; ``metadata["context"]`` holds the
-    chunk's heading context; both keys are kept out of the embedding and LLM text.
+    chunk's heading context; both keys are kept out of the embedding and LLM text. With
+    :class:`~ferrochunk.Code`, ``metadata["scope_path"]`` (``"Parser.feed"``) and
+    ``metadata["context"]`` (the scopes' headers), kept out of both the same way.
 
     **The cap holds for what LlamaIndex embeds.** With ``include_metadata`` (the default),
     LlamaIndex copies a document's metadata into each node and embeds it with the text
@@ -156,7 +159,9 @@ class FerroNodeParser(_interface.NodeParser):  # type: ignore[misc,name-defined]
     ) -> list[Any]:
         tok = _tokenizer(self.config, self.tokenizer)
         structured = isinstance(self.config, Markdown)
-        excluded = [TOKEN_COUNT, *((HEADER_PATH, CONTEXT) if structured else ())]
+        code = isinstance(self.config, Code)
+        excluded = [TOKEN_COUNT]
+        excluded += [HEADER_PATH, CONTEXT] if structured else [SCOPE_PATH, CONTEXT] if code else []
         # Each node's text gets the cap less what its metadata embeds; nodes whose
         # metadata takes the same room are cut in one batch.
         rooms: dict[int, list[int]] = {}
@@ -178,6 +183,9 @@ class FerroNodeParser(_interface.NodeParser):  # type: ignore[misc,name-defined]
                 metadata: dict[str, Any] = {TOKEN_COUNT: c.token_count}
                 if structured:
                     metadata[HEADER_PATH] = _header_path(c)
+                    metadata[CONTEXT] = c.metadata["context"]
+                elif code:
+                    metadata[SCOPE_PATH] = scope_path(c.metadata["scopes"])
                     metadata[CONTEXT] = c.metadata["context"]
                 child = _schema.TextNode(
                     id_=self.id_func(i, node),

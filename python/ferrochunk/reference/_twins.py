@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from .. import _oracle
 from ..config import (
     CleanRules,
+    Code,
     Config,
     DelimiterMerge,
     Markdown,
@@ -23,6 +24,7 @@ from ..config import (
 from . import (
     _tiktoken,
     clean,
+    code,
     delimiter_merge,
     markdown,
     parent_child,
@@ -58,6 +60,10 @@ def _markdown(text: str, config: Markdown, encode: Encode) -> Batch:
     return markdown.batch(text, encode(text), config, lambda s: len(encode(s)))
 
 
+def _code(text: str, config: Code, encode: Encode) -> Batch:
+    return code.batch(text, encode(text), config, lambda s: len(encode(s)))
+
+
 class Tokenizer(Protocol):
     """What the reference reads of a ``ferrochunk.Tokenizer`` (it never imports that module,
     which calls the extension)."""
@@ -77,6 +83,7 @@ TWINS: dict[type, Callable[[str, Any, Encode], Batch]] = {
     ParentChild: _parent_child,
     SentenceWindows: _sentence_windows,
     Markdown: _markdown,
+    Code: _code,
 }
 
 

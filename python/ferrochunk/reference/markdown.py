@@ -32,12 +32,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ._offsets import byte_to_char
 from .markdown_scan import Heading, Scan, scan
 from .recursive import Tokens, whole_text_tokens
-from .rows import Batch, row
+from .rows import Batch, span_rows
 
 if TYPE_CHECKING:
     from ..config import Markdown
@@ -254,27 +253,13 @@ class _Cutter:
 
 def batch(text: str, byte_starts: list[int], config: Markdown, count: Count) -> Batch:
     """The chunks as a batch (see ``rows.py``), with each row's ``(headings, truncated,
-    context)`` as a fourth element."""
+    context, scopes)`` as a fourth element (no scopes in Markdown)."""
     data = text.encode("utf-8")
     cutter = _Cutter(data, whole_text_tokens(data, byte_starts), count, config)
     spans = cutter.run()
-    positions = [x for s in spans for x in s[:2]]
-    chars = dict(zip(positions, byte_to_char(data, positions), strict=True))
-    table: list[list[int]] = []
-    meta: list[Any] = []
-    for i, (start, cut, path, context, oversize) in enumerate(spans):
-        ts = cutter.tokens.token_at(start) if cutter.tokens.n else 0
-        count_tokens = cutter.tokens.count(start, cut)
-        table.append(
-            row(
-                i,
-                -1,
-                (ts, ts + count_tokens),
-                (start, cut, chars[start], chars[cut]),
-                oversize=int(oversize),
-            )
-        )
-        headings = tuple((h.level, h.title) for h in path)
-        meta.append((headings, any(h.truncated for h in path), context))
-    texts = [text[r[6] : r[7]] for r in table]
+    table, texts = span_rows(text, data, cutter.tokens, [(a, b, o) for a, b, _, _, o in spans])
+    meta = [
+        (tuple((h.level, h.title) for h in path), any(h.truncated for h in path), context, ())
+        for _, _, path, context, _ in spans
+    ]
     return table, [], texts, meta

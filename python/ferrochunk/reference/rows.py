@@ -6,14 +6,20 @@ byte_end, char_start, char_end, oversize, overlap_tokens, overlap_chars, overlap
 span_start, span_end``; ``parent`` is -1 for a top-level chunk and children follow their
 parent. ``spans`` holds ``byte_start, byte_end, char_start, char_end`` of joined chunks'
 spans, ``texts`` each row's text, and ``meta`` None, or for a structure-aware config
-(``Markdown``) each row's ``(headings, headings_truncated, context)``.
+(``Markdown``, ``Code``) each row's ``(headings, truncated, context, scopes)``.
 """
 
 from __future__ import annotations
 
-from .._rows import Batch, Encode
+from typing import TYPE_CHECKING
 
-__all__ = ["COLUMNS", "Batch", "Encode", "row"]
+from .._rows import Batch, Encode
+from ._offsets import byte_to_char
+
+if TYPE_CHECKING:
+    from .recursive import Tokens
+
+__all__ = ["COLUMNS", "Batch", "Encode", "row", "span_rows"]
 
 
 def row(
@@ -60,3 +66,19 @@ COLUMNS = (
 )
 """The order of ``row``'s values: the reference's own statement of the layout, which a test
 holds equal to the core's (``_native.ROW_COLUMNS``)."""
+
+
+def span_rows(
+    text: str, data: bytes, tokens: Tokens, spans: list[tuple[int, int, bool]]
+) -> tuple[list[list[int]], list[str]]:
+    """The rows and texts of top-level chunks given as ``(byte_start, byte_end,
+    oversize)``: a structure-aware cutter's output (``Markdown``, ``Code``)."""
+    positions = [x for a, b, _ in spans for x in (a, b)]
+    chars = dict(zip(positions, byte_to_char(data, positions), strict=True))
+    table = []
+    for i, (start, cut, oversize) in enumerate(spans):
+        first = tokens.token_at(start) if tokens.n else 0
+        n = tokens.count(start, cut)
+        span = (start, cut, chars[start], chars[cut])
+        table.append(row(i, -1, (first, first + n), span, oversize=int(oversize)))
+    return table, [text[r[6] : r[7]] for r in table]

@@ -1,0 +1,285 @@
+"""Code: ferrochunk's ``Code`` beside tree-sitter's bare parse (the floor) and the peers,
+per language, on real code this machine already has, which no test or tuning read.
+
+- Python: the standard library's sources; Rust: the crates in the cargo registry;
+  JavaScript: npm's own sources; Java: the JDK's ``src.zip``; C: the C files of the crates
+  in the cargo registry (tree-sitter's runtime, zstd, ...).
+- Peers, where installed: text-splitter's ``CodeSplitter`` with a cl100k counter
+  (``semantic-text-splitter``), astchunk (non-space characters; Python and Java here),
+  LlamaIndex's ``CodeSplitter`` (characters; given a parser, so it downloads nothing).
+- One thread everywhere; the floor is py-tree-sitter's ``parse`` on the same 0.25 runtime.
+
+``extra_info`` holds each row's quality columns (``benches/report.py`` prints them):
+``defs_cut`` (definitions that fit the cap, 512 cl100k tokens, but start or end inside a
+chunk), ``over_cap`` (chunks whose embedded text, context included, is over 512 tokens)
+and ``no_scope`` (chunks that start inside a definition and do not name it).
+
+With ``--benchmark-disable`` (the default, as smoke tests) the inputs shrink to 60 KB per
+language and every output is still checked.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from bench_stream import MB, ROOT, _smoke
+
+import ferrochunk as fc
+
+sys.path.insert(0, str(ROOT / "tests"))
+from test_code import _definitions as find_definitions
+
+ts = pytest.importorskip("tree_sitter", reason="test extra: tree-sitter")
+
+CAP = 512
+CL100K = fc.Tokenizer.cl100k()
+HOME = Path.home()
+
+
+def _stdlib() -> list[Path]:
+    return sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))
+
+
+def _registry(suffix: str) -> list[Path]:
+    return sorted((HOME / ".cargo" / "registry" / "src").glob(f"*/*/**/*{suffix}"))
+
+
+def _npm() -> list[Path]:
+    roots = [Path("/usr/lib/node_modules/npm"), Path("/usr/local/lib/node_modules/npm")]
+    return sorted(p for r in roots if r.exists() for p in (r / "lib").rglob("*.js"))
+
+
+def _jdk() -> list[tuple[str, str]]:
+    for z in sorted(Path("/usr/lib/jvm").glob("*/lib/src.zip")):
+        with zipfile.ZipFile(z) as f:
+            names = sorted(n for n in f.namelist() if n.startswith("java.base/java/util/"))
+            return [(n, f.read(n).decode("utf-8", "replace")) for n in names if n.endswith(".java")]
+    return []
+
+
+SOURCES: dict[str, Callable[[], list[Any]]] = {
+    "python": _stdlib,
+    "rust": lambda: _registry(".rs"),
+    "javascript": _npm,
+    "java": _jdk,
+    "c": lambda: _registry(".c"),
+}
+
+
+def code_files(language: str, n_bytes: int) -> list[str]:
+    """Whole files of ``language`` up to about ``n_bytes``."""
+    out: list[str] = []
+    size = 0
+    for item in SOURCES[language]():
+        text = item[1] if isinstance(item, tuple) else item.read_text("utf-8", "replace")
+        if not text.strip() or len(text) > 400_000:
+            continue
+        out.append(text)
+        size += len(text.encode("utf-8"))
+        if size >= n_bytes:
+            break
+    if not out:
+        pytest.skip(f"no {language} sources on this machine")
+    return out
+
+
+@pytest.fixture(scope="session")
+def per_language(request: pytest.FixtureRequest) -> int:
+    return 60_000 if _smoke(request.config) else MB
+
+
+def _capsule(language: str) -> Any:
+    from ferrochunk._grammars import capsule
+
+    return capsule(language)
+
+
+# -- contenders: each returns one file's chunks as (text, char offset or None, context) --
+
+Pieces = list[tuple[str, int | None, str]]
+
+
+def _ferrochunk(language: str) -> Callable[[list[str]], list[Pieces]]:
+    config = fc.Code(CAP, language=language)
+
+    def run(files: list[str]) -> list[Pieces]:
+        out = fc.chunk_many(files, config, threads=1)
+        return [[(c.text, c.char_start, c.metadata["context"]) for c in cs] for cs in out]
+
+    return run
+
+
+def _text_splitter(language: str) -> Callable[[list[str]], list[Pieces]]:
+    sts = importlib.import_module("semantic_text_splitter")
+    splitter = sts.CodeSplitter.from_tiktoken_model(_capsule(language), "gpt-4", CAP)
+    return lambda files: [[(t, i, "") for i, t in splitter.chunk_indices(f)] for f in files]
+
+
+_ASTCHUNK = {"python": "python", "java": "java"}
+
+
+def _astchunk(language: str) -> Callable[[list[str]], list[Pieces]]:
+    builder = importlib.import_module("astchunk").ASTChunkBuilder(
+        max_chunk_size=1600, language=_ASTCHUNK[language], metadata_template="default"
+    )
+    return lambda files: [[(c["content"], None, "") for c in builder.chunkify(f)] for f in files]
+
+
+def _llama_index(language: str) -> Callable[[list[str]], list[Pieces]]:
+    splitter_cls = importlib.import_module("llama_index.core.node_parser").CodeSplitter
+    parser = ts.Parser(ts.Language(_capsule(language)))
+    splitter = splitter_cls(language=language, parser=parser, max_chars=2000)
+    return lambda files: [[(t, None, "") for t in splitter.split_text(f)] for f in files]
+
+
+CONTENDERS = {
+    "ferrochunk Code(512)": _ferrochunk,
+    "text-splitter CodeSplitter(512, cl100k)": _text_splitter,
+    "astchunk (1600 non-space chars)": _astchunk,
+    "LlamaIndex CodeSplitter (2000 chars)": _llama_index,
+}
+
+
+# -- quality ------------------------------------------------------------------------
+
+
+def _definitions(source: str, language: str) -> list[tuple[int, int]]:
+    """Character spans of the scopes of docs/code.md's table, by the tests' own finder."""
+    ends = np.cumsum([len(ch.encode("utf-8")) for ch in source])  # byte end of each char
+    out = []
+    for start, end, _, _ in find_definitions(source, language):
+        a = int(np.searchsorted(ends, start, side="right"))
+        b = int(np.searchsorted(ends, end, side="left")) + 1
+        out.append((a, min(b, len(source))))
+    return out
+
+
+def _located(source: str, pieces: Pieces) -> list[tuple[int, int, str, str]]:
+    """Each piece's span in ``source``: its offset, else found after the previous one."""
+    out, at = [], 0
+    for text, start, context in pieces:
+        if start is None:
+            found = source.find(text, max(at - len(text), 0))
+            start = found if found >= 0 else at
+        out.append((start, start + len(text), text, context))
+        at = start + len(text)
+    return out
+
+
+def quality(files: list[str], language: str, results: list[Pieces]) -> dict[str, int]:
+    cut = over = no_scope = 0
+    for source, pieces in zip(files, results, strict=True):
+        spans = _located(source, pieces)
+        starts = sorted({a for a, _, _, _ in spans} | {b for _, b, _, _ in spans})
+        defs = _definitions(source, language)
+        for a, b in defs:
+            if CL100K.count(source[a:b]) <= CAP - 2 and any(a < p < b for p in starts):
+                cut += 1
+        for a, _, text, context in spans:
+            over += CL100K.count(context + text) > CAP
+            inside = any(d0 < a < d1 for d0, d1 in defs)
+            no_scope += inside and not context
+    return {"defs_cut": cut, "over_cap": over, "no_scope": no_scope}
+
+
+# astchunk runs only the languages it names.
+PAIRS = [
+    (lang, name)
+    for lang in SOURCES
+    for name in CONTENDERS
+    if not name.startswith("astchunk") or lang in _ASTCHUNK
+]
+
+
+@pytest.mark.parametrize(("language", "contender"), PAIRS)
+def test_code_chunkers(benchmark, request, per_language, language, contender):  # type: ignore[no-untyped-def]
+    try:
+        run = CONTENDERS[contender](language)
+    except ImportError as exc:
+        pytest.skip(f"{contender} is not installed: {exc}")
+    files = code_files(language, per_language)
+    size = sum(len(f.encode("utf-8")) for f in files)
+    benchmark.group = f"code {language}"
+    benchmark.extra_info["bytes"] = size
+    results = benchmark.pedantic(run, (files,), rounds=1 if _smoke(request.config) else 5)
+    assert len(results) == len(files)
+    assert all(results)
+    if contender.startswith("ferrochunk"):
+        for source, pieces in zip(files, results, strict=True):
+            assert "".join(t for t, _, _ in pieces) == source
+    benchmark.extra_info.update(quality(files, language, results))
+    if contender.startswith("ferrochunk"):
+        assert benchmark.extra_info["over_cap"] == 0
+
+
+@pytest.mark.parametrize("language", list(SOURCES))
+def test_code_parse_floor(benchmark, per_language, language):  # type: ignore[no-untyped-def]
+    """tree-sitter's bare parse of the same files: what any tree-sitter chunker pays."""
+    files = [f.encode("utf-8") for f in code_files(language, per_language)]
+    parser = ts.Parser(ts.Language(_capsule(language)))
+    benchmark.group = f"code {language}"
+    benchmark.extra_info["bytes"] = sum(map(len, files))
+    trees = benchmark.pedantic(lambda: [parser.parse(f) for f in files], rounds=5)
+    assert len(trees) == len(files)
+
+
+@pytest.mark.parametrize("size", ["small", "large"])
+def test_code_is_linear(benchmark, request, size):  # type: ignore[no-untyped-def]
+    """MB/s on one 100 KB file and one 10 MB file of Python (10 KB and 1 MB as smoke)."""
+    smoke = _smoke(request.config)
+    n = {"small": 100_000, "large": 10 * MB}[size] // (10 if smoke else 1)
+    text = "\n".join(code_files("python", 2 * MB))
+    while len(text) < n:
+        text += "\n" + text
+    text = text[:n]
+    text = text[: text.rfind("\n") + 1]
+    config = fc.Code(CAP, language="python")
+    benchmark.group = "code linear"
+    benchmark.extra_info["bytes"] = len(text.encode("utf-8"))
+    chunks = benchmark.pedantic(lambda: fc.chunk_many([text], config, threads=1)[0], rounds=3)
+    assert "".join(c.text for c in chunks) == text
+
+
+_MEMORY = """
+import json, sys
+import ferrochunk as fc
+text = open(sys.argv[1], encoding="utf-8").read()
+before = int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) * 1024
+n = len(fc.chunk(text, fc.Code(512, language="python")))
+peak = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) * 1024
+print(json.dumps({"chunks": n, "before": before, "peak": peak}))
+"""
+
+
+def test_code_memory_per_source_byte(benchmark, request, tmp_path):  # type: ignore[no-untyped-def]
+    """Peak RSS over the text already read, per source byte, on one 50 MB Python file
+    (2 MB as a smoke test), in a fresh process."""
+    n = (2 if _smoke(request.config) else 50) * MB
+    text = "\n".join(code_files("python", 4 * MB))
+    while len(text) < n:
+        text += "\n" + text
+    path = tmp_path / "big.py"
+    path.write_text(text[:n], encoding="utf-8")
+    benchmark.group = "code memory"
+
+    def probe() -> dict[str, int]:
+        out = subprocess.run(
+            [sys.executable, "-c", _MEMORY, str(path)], capture_output=True, text=True, check=True
+        )
+        return dict(json.loads(out.stdout))
+
+    result = benchmark.pedantic(probe, rounds=1, iterations=1)
+    per_byte = (result["peak"] - result["before"]) / n
+    benchmark.extra_info["bytes"] = n
+    benchmark.extra_info["rss_per_source_byte"] = round(per_byte, 1)
+    assert result["chunks"] > 0
