@@ -50,7 +50,7 @@ wheel: venv
 	$(BIN)/maturin build --release -q -o target/wheels
 
 # The wheel in a fresh virtualenv of its own: chunk the bundled sample, check ids, and fail
-# when the installed package is over 20 MB.
+# when the installed package (the files the wheel ships, not the bytecode pip compiles) is over 20 MB.
 wheel-smoke: wheel
 	rm -rf target/wheel-venv
 	$(PYTHON) -m venv target/wheel-venv

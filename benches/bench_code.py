@@ -9,10 +9,9 @@ per language, on real code this machine already has, which no test or tuning rea
   LlamaIndex's ``CodeSplitter`` (characters; given a parser, so it downloads nothing).
 - One thread everywhere; the floor is py-tree-sitter's ``parse`` on the same 0.25 runtime.
 
-``extra_info`` holds each row's quality columns (``benches/report.py`` prints them):
-``defs_cut`` (definitions that fit the cap, 512 cl100k tokens, but start or end inside a
-chunk), ``over_cap`` (chunks whose embedded text, context included, is over 512 tokens)
-and ``no_scope`` (chunks that start inside a definition and do not name it).
+The contenders and the quality columns are ``ferrochunk.bench_code``'s, as
+``ferrochunk bench --chunker code`` runs them; ``extra_info`` holds each row's quality:
+``defs_cut``, ``over_cap`` and ``no_scope``.
 
 With ``--benchmark-disable`` (the default, as smoke tests) the inputs shrink to 60 KB per
 language and every output is still checked.
@@ -20,7 +19,6 @@ language and every output is still checked.
 
 from __future__ import annotations
 
-import importlib
 import json
 import subprocess
 import sys
@@ -30,19 +28,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-from bench_stream import MB, ROOT, _smoke
+from bench_stream import MB, _smoke
 
 import ferrochunk as fc
+from ferrochunk.bench_code import _ASTCHUNK, CONTENDERS, quality
 
-sys.path.insert(0, str(ROOT / "tests"))
-from test_code import _definitions as find_definitions
-
-ts = pytest.importorskip("tree_sitter", reason="test extra: tree-sitter")
+pytest.importorskip("tree_sitter", reason="test extra: tree-sitter")
 
 CAP = 512
-CL100K = fc.Tokenizer.cl100k()
 HOME = Path.home()
 
 
@@ -98,113 +92,19 @@ def per_language(request: pytest.FixtureRequest) -> int:
     return 60_000 if _smoke(request.config) else MB
 
 
-def _capsule(language: str) -> Any:
-    from ferrochunk._grammars import capsule
-
-    return capsule(language)
-
-
-# -- contenders: each returns one file's chunks as (text, char offset or None, context) --
-
-Pieces = list[tuple[str, int | None, str]]
-
-
-def _ferrochunk(language: str) -> Callable[[list[str]], list[Pieces]]:
-    config = fc.Code(CAP, language=language)
-
-    def run(files: list[str]) -> list[Pieces]:
-        out = fc.chunk_many(files, config, threads=1)
-        return [[(c.text, c.char_start, c.metadata["context"]) for c in cs] for cs in out]
-
-    return run
-
-
-def _text_splitter(language: str) -> Callable[[list[str]], list[Pieces]]:
-    sts = importlib.import_module("semantic_text_splitter")
-    splitter = sts.CodeSplitter.from_tiktoken_model(_capsule(language), "gpt-4", CAP)
-    return lambda files: [[(t, i, "") for i, t in splitter.chunk_indices(f)] for f in files]
-
-
-_ASTCHUNK = {"python": "python", "java": "java"}
-
-
-def _astchunk(language: str) -> Callable[[list[str]], list[Pieces]]:
-    builder = importlib.import_module("astchunk").ASTChunkBuilder(
-        max_chunk_size=1600, language=_ASTCHUNK[language], metadata_template="default"
-    )
-    return lambda files: [[(c["content"], None, "") for c in builder.chunkify(f)] for f in files]
-
-
-def _llama_index(language: str) -> Callable[[list[str]], list[Pieces]]:
-    splitter_cls = importlib.import_module("llama_index.core.node_parser").CodeSplitter
-    parser = ts.Parser(ts.Language(_capsule(language)))
-    splitter = splitter_cls(language=language, parser=parser, max_chars=2000)
-    return lambda files: [[(t, None, "") for t in splitter.split_text(f)] for f in files]
-
-
-CONTENDERS = {
-    "ferrochunk Code(512)": _ferrochunk,
-    "text-splitter CodeSplitter(512, cl100k)": _text_splitter,
-    "astchunk (1600 non-space chars)": _astchunk,
-    "LlamaIndex CodeSplitter (2000 chars)": _llama_index,
-}
-
-
-# -- quality ------------------------------------------------------------------------
-
-
-def _definitions(source: str, language: str) -> list[tuple[int, int]]:
-    """Character spans of the scopes of docs/code.md's table, by the tests' own finder."""
-    ends = np.cumsum([len(ch.encode("utf-8")) for ch in source])  # byte end of each char
-    out = []
-    for start, end, _, _ in find_definitions(source, language):
-        a = int(np.searchsorted(ends, start, side="right"))
-        b = int(np.searchsorted(ends, end, side="left")) + 1
-        out.append((a, min(b, len(source))))
-    return out
-
-
-def _located(source: str, pieces: Pieces) -> list[tuple[int, int, str, str]]:
-    """Each piece's span in ``source``: its offset, else found after the previous one."""
-    out, at = [], 0
-    for text, start, context in pieces:
-        if start is None:
-            found = source.find(text, max(at - len(text), 0))
-            start = found if found >= 0 else at
-        out.append((start, start + len(text), text, context))
-        at = start + len(text)
-    return out
-
-
-def quality(files: list[str], language: str, results: list[Pieces]) -> dict[str, int]:
-    cut = over = no_scope = 0
-    for source, pieces in zip(files, results, strict=True):
-        spans = _located(source, pieces)
-        starts = sorted({a for a, _, _, _ in spans} | {b for _, b, _, _ in spans})
-        defs = _definitions(source, language)
-        for a, b in defs:
-            if CL100K.count(source[a:b]) <= CAP - 2 and any(a < p < b for p in starts):
-                cut += 1
-        for a, _, text, context in spans:
-            over += CL100K.count(context + text) > CAP
-            inside = any(d0 < a < d1 for d0, d1 in defs)
-            no_scope += inside and not context
-    return {"defs_cut": cut, "over_cap": over, "no_scope": no_scope}
-
-
-# astchunk runs only the languages it names.
+# astchunk runs only the languages it names; the parse is its own row below.
 PAIRS = [
     (lang, name)
     for lang in SOURCES
     for name in CONTENDERS
-    if not name.startswith("astchunk") or lang in _ASTCHUNK
+    if not name.startswith("tree-sitter") and (not name.startswith("astchunk") or lang in _ASTCHUNK)
 ]
 
 
 @pytest.mark.parametrize(("language", "contender"), PAIRS)
 def test_code_chunkers(benchmark, request, per_language, language, contender):  # type: ignore[no-untyped-def]
     try:
-        run = CONTENDERS[contender](language)
+        run = CONTENDERS[contender][0](language, CAP)
     except ImportError as exc:
         pytest.skip(f"{contender} is not installed: {exc}")
     files = code_files(language, per_language)
@@ -217,7 +117,7 @@ def test_code_chunkers(benchmark, request, per_language, language, contender):  
     if contender.startswith("ferrochunk"):
         for source, pieces in zip(files, results, strict=True):
             assert "".join(t for t, _, _ in pieces) == source
-    benchmark.extra_info.update(quality(files, language, results))
+    benchmark.extra_info.update(quality(files, language, results, CAP))
     if contender.startswith("ferrochunk"):
         assert benchmark.extra_info["over_cap"] == 0
 
@@ -225,12 +125,11 @@ def test_code_chunkers(benchmark, request, per_language, language, contender):  
 @pytest.mark.parametrize("language", list(SOURCES))
 def test_code_parse_floor(benchmark, per_language, language):  # type: ignore[no-untyped-def]
     """tree-sitter's bare parse of the same files: what any tree-sitter chunker pays."""
-    files = [f.encode("utf-8") for f in code_files(language, per_language)]
-    parser = ts.Parser(ts.Language(_capsule(language)))
+    files = code_files(language, per_language)
+    parse = CONTENDERS["tree-sitter parse (floor)"][0](language, CAP)
     benchmark.group = f"code {language}"
-    benchmark.extra_info["bytes"] = sum(map(len, files))
-    trees = benchmark.pedantic(lambda: [parser.parse(f) for f in files], rounds=5)
-    assert len(trees) == len(files)
+    benchmark.extra_info["bytes"] = sum(len(f.encode("utf-8")) for f in files)
+    assert benchmark.pedantic(parse, (files,), rounds=5) == []
 
 
 @pytest.mark.parametrize("size", ["small", "large"])

@@ -259,7 +259,8 @@ pub fn code(data: &[u8], language: &tree_sitter::Language) {
     };
     let seed = b.byte();
     let text = b.text();
-    let spec = Spec::Code(cfg, language.clone());
+    let grammar = crate::structure::code::Grammar::new(language.clone()).expect("grammar");
+    let spec = Spec::Code(cfg, std::sync::Arc::new(grammar));
     let enc = Encoding::Cl100kBase;
     let tok = enc.load().expect("embedded");
     let batch = chunk_text(&text, &spec, Tokens::Embedded(enc)).expect("chunk");

@@ -497,3 +497,28 @@ def test_stream_file_spans_and_items_agree_with_chunk(tmp_path) -> None:  # type
     assert spans[:, 4].tolist() == [c.char_start for c in whole]
     items = fc.chunk_items([{"text": source, "path": "sample.rs"}], config)
     assert [c.text for c in items] == [c.text for c in whole]
+
+
+def test_bench_code_measures_every_language_with_quality_columns(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from ferrochunk.cli import main
+
+    for name in ("sample.py", "sample.rs"):
+        (tmp_path / name).write_text((DATA / name).read_text(encoding="utf-8"))
+    (tmp_path / "notes.txt").write_text("not code\n")
+    out = tmp_path / "bench.json"
+    argv = ["bench", str(tmp_path), "--chunker", "code", "--max-tokens", "64", "--repeat", "1"]
+    assert main([*argv, "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "defs cut" in table
+    assert "× parse" in table
+    rows = json.loads(out.read_text())["results"]
+    ours = {r["language"]: r for r in rows if r["label"] == "ferrochunk Code"}
+    assert set(ours) == {"python", "rust"}
+    for r in ours.values():
+        assert r["chunks"] > 3
+        assert r["mb_per_s"] > 0
+        assert r["quality"]["over_cap"] == 0
+        assert r["quality"]["defs_cut"] == 0
+    floors = [r for r in rows if r["label"].startswith("tree-sitter")]
+    assert len(floors) == 2
+    assert all(r["chunks"] is None for r in floors)

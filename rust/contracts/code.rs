@@ -26,11 +26,9 @@
 
 use std::sync::Arc;
 
-use tree_sitter::Language;
-
 use super::{check_cap, Blocked, ChunkMeta, Counter, Cutter, Input, Row};
 use crate::error::Result;
-use crate::structure::code::{scan, Outline};
+use crate::structure::code::{scan, Grammar, Outline};
 
 /// The smallest cap: room for a header and some code.
 pub const MIN_TOKENS: usize = 16;
@@ -60,16 +58,16 @@ impl CodeConfig {
 /// The `Code` cutter: it cuts once the whole text has come.
 pub struct Code {
     cfg: CodeConfig,
-    language: Language,
+    grammar: Arc<Grammar>,
     tok: Counter,
 }
 
 impl Code {
     /// # Errors
     /// Invalid settings.
-    pub fn new(cfg: CodeConfig, language: Language, tok: Counter) -> Result<Self> {
+    pub fn new(cfg: CodeConfig, grammar: Arc<Grammar>, tok: Counter) -> Result<Self> {
         cfg.validate()?;
-        Ok(Code { cfg, language, tok })
+        Ok(Code { cfg, grammar, tok })
     }
 }
 
@@ -78,7 +76,7 @@ impl Cutter for Code {
         if !input.done || input.base != 0 {
             return Ok(()); // tree-sitter needs the whole text: keep it all
         }
-        let outline = scan(&self.language, input.text)?;
+        let outline = scan(&self.grammar, input.text)?;
         Run {
             cfg: self.cfg,
             tok: &self.tok,
@@ -306,7 +304,8 @@ mod tests {
             overlap_tokens: overlap,
             context: true,
         };
-        let spec = Spec::Code(cfg, tree_sitter_python::LANGUAGE.into());
+        let grammar = Grammar::new(tree_sitter_python::LANGUAGE.into()).unwrap();
+        let spec = Spec::Code(cfg, Arc::new(grammar));
         let batch = chunk_text(src, &spec, Tokens::Embedded(Encoding::Cl100kBase)).unwrap();
         let mut from = 0;
         let mut out = Vec::new();

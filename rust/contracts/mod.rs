@@ -335,7 +335,7 @@ pub enum Spec {
         child: recursive::RecursiveConfig,
     },
     Markdown(markdown::MarkdownConfig),
-    Code(code::CodeConfig, tree_sitter::Language),
+    Code(code::CodeConfig, Arc<crate::structure::code::Grammar>),
 }
 
 /// Counts the tokens of text a cutter builds itself (Markdown's heading context).

@@ -11,6 +11,8 @@ use pyo3::prelude::*;
 
 use super::errors::IntoPy;
 use super::grammar;
+use std::sync::Arc;
+
 use crate::contracts::code::CodeConfig;
 use crate::contracts::delimiter_merge::DelimiterConfig;
 use crate::contracts::markdown::MarkdownConfig;
@@ -18,6 +20,7 @@ use crate::contracts::merge::MergeStrategy;
 use crate::contracts::recursive::{Keep, RecursiveConfig};
 use crate::contracts::windows::WindowConfig;
 use crate::contracts::Spec;
+use crate::structure::code::Grammar;
 use crate::text::breaks::BreakClasses;
 
 #[derive(FromPyObject)]
@@ -190,7 +193,8 @@ pub fn parse(config: &Bound<'_, PyAny>) -> PyResult<Spec> {
                 context: c.context,
             };
             cfg.validate().or_raise(py)?;
-            Spec::Code(cfg, grammar::language(&config.getattr("_grammar")?)?)
+            let language = grammar::language(&config.getattr("_grammar")?)?;
+            Spec::Code(cfg, Arc::new(Grammar::new(language).or_raise(py)?))
         }
         other => {
             return Err(PyValueError::new_err(format!(

@@ -112,23 +112,64 @@ pub struct Outline {
     pub scopes: Vec<Scope>,
 }
 
-/// Parses `text` with `language` and scans it.
+/// A grammar and what the scan looks up in it (kinds, fields), read once and shared
+/// by every document and thread of a config.
+#[derive(Debug)]
+pub struct Grammar {
+    language: Language,
+    kinds: Kinds,
+    fields: Fields,
+}
+
+impl Grammar {
+    /// # Errors
+    /// A grammar of an ABI the runtime does not read.
+    pub fn new(language: Language) -> Result<Self> {
+        // Checked here, so that a parser's `set_language` cannot fail later.
+        Parser::new()
+            .set_language(&language)
+            .map_err(|e| Error::InvalidConfig {
+                field: "language",
+                value: e.to_string(),
+                expected: "a grammar of ABI 13 to 15 (tree-sitter 0.25)",
+            })?;
+        let field = |name: &str| language.field_id_for_name(name).map(u16::from);
+        let fields = Fields {
+            body: field("body"),
+            name: field("name"),
+            declarator: field("declarator"),
+            type_: field("type"),
+            definition: field("definition"),
+        };
+        Ok(Grammar {
+            kinds: Kinds::new(&language),
+            fields,
+            language,
+        })
+    }
+}
+
+thread_local! {
+    /// Each thread's parser, kept between documents (its grammar set per call).
+    static PARSER: std::cell::RefCell<Parser> = std::cell::RefCell::new(Parser::new());
+}
+
+/// Parses `text` with `grammar` and scans it.
 ///
 /// # Errors
-/// A grammar the runtime cannot load (an ABI it does not read), or a parse that failed.
-pub fn scan(language: &Language, text: &str) -> Result<Outline> {
-    let mut parser = Parser::new();
-    parser
-        .set_language(language)
-        .map_err(|e| Error::InvalidConfig {
-            field: "language",
-            value: e.to_string(),
-            expected: "a grammar of ABI 13 to 15 (tree-sitter 0.25)",
-        })?;
-    let tree = parser.parse(text, None).ok_or_else(|| Error::Internal {
+/// A parse that failed (tree-sitter returns no tree only when cancelled).
+pub fn scan(grammar: &Grammar, text: &str) -> Result<Outline> {
+    let tree = PARSER.with(|p| {
+        let mut parser = p.borrow_mut();
+        if parser.language().is_none_or(|l| *l != grammar.language) {
+            parser.set_language(&grammar.language).ok()?;
+        }
+        parser.parse(text, None)
+    });
+    let tree = tree.ok_or_else(|| Error::Internal {
         message: "tree-sitter returned no tree".into(),
     })?;
-    Ok(Scanner::new(language, text).run(tree.walk()))
+    Ok(Scanner::new(grammar, text).run(tree.walk()))
 }
 
 /// What the walk keeps for the node whose children it is reading.
@@ -141,7 +182,8 @@ struct Frame {
     run: Option<(usize, usize)>,
 }
 
-/// What each node kind id of the grammar is, looked up once per scan.
+/// What each node kind id of the grammar is.
+#[derive(Debug)]
 struct Kinds {
     scope: Vec<bool>,
     function: Vec<bool>,
@@ -178,6 +220,7 @@ impl Kinds {
 }
 
 /// Field ids of the grammar.
+#[derive(Debug)]
 struct Fields {
     body: Option<u16>,
     name: Option<u16>,
@@ -189,8 +232,8 @@ struct Fields {
 struct Scanner<'a> {
     text: &'a str,
     line_starts: Vec<usize>,
-    fields: Fields,
-    kinds: Kinds,
+    fields: &'a Fields,
+    kinds: &'a Kinds,
     out: Outline,
     /// Each scope's node start, to order scopes that share a first line.
     scope_starts: Vec<usize>,
@@ -205,21 +248,14 @@ fn attached(kind: &str) -> bool {
 }
 
 impl<'a> Scanner<'a> {
-    fn new(language: &Language, text: &'a str) -> Self {
+    fn new(grammar: &'a Grammar, text: &'a str) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        let field = |name: &str| language.field_id_for_name(name).map(u16::from);
         Scanner {
             text,
             line_starts,
-            fields: Fields {
-                body: field("body"),
-                name: field("name"),
-                declarator: field("declarator"),
-                type_: field("type"),
-                definition: field("definition"),
-            },
-            kinds: Kinds::new(language),
+            fields: &grammar.fields,
+            kinds: &grammar.kinds,
             out: Outline::default(),
             scope_starts: Vec::new(),
         }
@@ -466,12 +502,12 @@ mod tests {
 
     use super::*;
 
-    fn python() -> Language {
-        tree_sitter_python::LANGUAGE.into()
+    fn python() -> Grammar {
+        Grammar::new(tree_sitter_python::LANGUAGE.into()).unwrap()
     }
 
-    fn rust() -> Language {
-        tree_sitter_rust::LANGUAGE.into()
+    fn rust() -> Grammar {
+        Grammar::new(tree_sitter_rust::LANGUAGE.into()).unwrap()
     }
 
     const PY: &str = "import os\n\n@wrap\nclass A(B):\n    \"\"\"Doc.\"\"\"\n\n    # note\n    def f(self,\n          x):\n        if x:\n            return 1\n        return 2\n";

@@ -115,6 +115,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
     p.add_argument("--plot", metavar="FILE", help="also draw MB/s as a bar chart (matplotlib)")
     p.add_argument("--list", action="store_true", help="list the chunkers and exit")
+    p.add_argument(
+        "--chunker",
+        choices=["code"],
+        help="code: the code chunkers (ferrochunk Code, text-splitter, astchunk, LlamaIndex) "
+        "beside tree-sitter's parse on your source files, with quality columns",
+    )
+    p.add_argument(
+        "--language",
+        metavar="NAME|auto",
+        help="with --chunker code: the grammar of every file, or auto (by extension)",
+    )
 
 
 def _documents(paths: Sequence[str], text_field: str) -> list[str]:
@@ -258,6 +269,12 @@ def _write(path: str, text: str) -> None:
 
 
 def main_bench(args: argparse.Namespace) -> int:
+    if args.chunker == "code":
+        from .bench_code import main_code
+
+        return main_code(args)
+    if args.language is not None:
+        raise ConfigError("--language applies to --chunker code")
     # Per core: the compat paths count on rayon's global pool, which reads this once, at
     # its first use (and the memory children inherit it). A value the user set is kept.
     os.environ.setdefault("RAYON_NUM_THREADS", "1")
