@@ -185,7 +185,7 @@ def test_empty_documents_give_no_splits_and_missing_text_is_refused():
         ({"threads": 0}, ConfigError, "threads"),
         ({"token_counts": "yes"}, ConfigTypeError, "token_counts"),
         ({"context_in_content": 1}, ConfigTypeError, "context_in_content"),
-        ({"context_in_content": True}, ConfigError, "needs a Markdown config"),
+        ({"context_in_content": True}, ConfigError, "needs a Markdown or Code config"),
     ],
 )
 def test_bad_arguments(kwargs, error, words):

@@ -11,13 +11,21 @@ spans, ``texts`` each row's text, and ``meta`` None, or for a structure-aware co
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .._rows import Batch, Encode
 from ._offsets import byte_to_char
 
-if TYPE_CHECKING:
-    from .recursive import Tokens
+
+class _Tokens(Protocol):
+    """What :func:`span_rows` reads of ``recursive.Tokens`` (which imports this module)."""
+
+    @property
+    def n(self) -> int: ...
+
+    def token_at(self, at: int) -> int: ...
+
+    def count(self, a: int, b: int) -> int: ...
 
 __all__ = ["COLUMNS", "Batch", "Encode", "row", "span_rows"]
 
@@ -69,7 +77,7 @@ holds equal to the core's (``_native.ROW_COLUMNS``)."""
 
 
 def span_rows(
-    text: str, data: bytes, tokens: Tokens, spans: list[tuple[int, int, bool]]
+    text: str, data: bytes, tokens: _Tokens, spans: list[tuple[int, int, bool]]
 ) -> tuple[list[list[int]], list[str]]:
     """The rows and texts of top-level chunks given as ``(byte_start, byte_end,
     oversize)``: a structure-aware cutter's output (``Markdown``, ``Code``)."""
