@@ -286,6 +286,12 @@ HOSTILE = {
     "crlf": (DATA / "sample.py").read_text(encoding="utf-8").replace("\n", "\r\n"),
     "tabs": (DATA / "sample.py").read_text(encoding="utf-8").replace("    ", "\t"),
     "broken": "class A(:\n    def f(self\n        return [1, 2\n\ndef g():\n    pass\n",
+    # 120 functions each inside the last: the context holds the 32 innermost headers.
+    "nested definitions": "".join(
+        f"{'    ' * d}def f{d}(x):\n{'    ' * (d + 1)}y = x + {d}\n" for d in range(120)
+    )
+    + " " * 480
+    + "return y\n",
 }
 
 

@@ -33,6 +33,9 @@ use crate::structure::code::{scan, Grammar, Outline};
 /// The smallest cap: room for a header and some code.
 pub const MIN_TOKENS: usize = 16;
 
+/// The context holds at most this many headers, the innermost.
+pub const MAX_HEADERS: usize = 32;
+
 /// `Code` settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CodeConfig {
@@ -136,13 +139,16 @@ impl Run<'_> {
             return String::new();
         }
         let scopes = &self.outline.scopes;
-        let headers: Vec<&str> = self
+        let mut headers: Vec<&str> = self
             .active
             .iter()
             .map(|&i| &scopes[i])
             .filter(|s| s.start < at)
             .map(|s| s.header.as_str())
             .collect();
+        // The innermost few at most: each try below counts the rest again, so deep
+        // nesting would cost the square of the depth on every chunk.
+        headers.drain(..headers.len().saturating_sub(MAX_HEADERS));
         let max = self.cfg.max_tokens;
         let mut limit = max / 2;
         if let Some(tokens) = self.opening_unit(at) {

@@ -25,6 +25,7 @@ TOP, MEMBER, STATEMENT, LINE = 1, 2, 3, 4
 MAX_DEPTH = 256
 LONG_LINE = 1000
 HEADER_CHARS = 1000
+MAX_HEADERS = 32  # the context holds the innermost headers, this many at most
 _BLANK = b" \t\r\x0c"
 
 SCOPE_KINDS = frozenset(
@@ -259,7 +260,7 @@ class _Cutter:
     def context(self, at: int, holding: list[Scope]) -> str:
         if not self.with_context:
             return ""
-        headers = [s.header for s in holding if s.start < at]
+        headers = [s.header for s in holding if s.start < at][-MAX_HEADERS:]
         limit = self.max_tokens // 2
         opening = self.opening_unit(at)
         if opening is not None:

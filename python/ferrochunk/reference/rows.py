@@ -27,6 +27,7 @@ class _Tokens(Protocol):
 
     def count(self, a: int, b: int) -> int: ...
 
+
 __all__ = ["COLUMNS", "Batch", "Encode", "row", "span_rows"]
 
 
