@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
 .PHONY: venv install install-dev demo test test-rust test-python lint bench bench-peers fuzz fuzz-tools \
-	fuzz-run fuzz-short fuzz-long wheel wheel-smoke bench-ab
+	fuzz-run fuzz-short fuzz-long sdist wheel wheel-smoke sdist-smoke bench-ab
 
 venv:
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,19 +43,41 @@ lint: install-dev
 	$(BIN)/ruff format --check python tests benches scripts fuzz/python
 	$(BIN)/mypy
 	$(PY) -m mypy.stubtest ferrochunk._native
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+	$(BIN)/zizmor --offline .github/workflows
 
-# The abi3 wheel, in target/wheels.
-wheel: venv
+# The sdist, in target/sdist.
+sdist: venv
+	rm -rf target/sdist
+	$(BIN)/maturin sdist -o target/sdist
+
+# The abi3 wheel, in target/wheels, built from the sdist alone (unpacked in target/sdist)
+# and linked by zig against glibc 2.17, so pip takes it on any manylinux2014 system. Its
+# own target dir keeps both this build and `make install`'s incremental.
+WHEEL_TARGET_DIR ?= $(if $(CARGO_TARGET_DIR),$(abspath $(CARGO_TARGET_DIR))-wheel,$(CURDIR)/target/wheel-cargo)
+wheel: sdist
+	$(PY) -m pip install -q "ziglang>=0.13,<0.18" "auditwheel>=6.1,<7"
 	rm -rf target/wheels
-	$(BIN)/maturin build --release -q -o target/wheels
+	tar -xzf target/sdist/ferrochunk-*.tar.gz -C target/sdist
+	cd target/sdist/ferrochunk-*/ && PATH="$(abspath $(BIN)):$$PATH" CARGO_TARGET_DIR=$(WHEEL_TARGET_DIR) \
+		$(abspath $(BIN))/maturin build --release -q --zig --compatibility manylinux2014 \
+		-o $(CURDIR)/target/wheels
 
-# The wheel in a fresh virtualenv of its own: chunk the bundled sample, check ids, and fail
-# when the installed package (the files the wheel ships, not the bytecode pip compiles) is over 20 MB.
+# The wheel's tag (abi3, manylinux2014: no symbol newer than glibc 2.17, checked by
+# auditwheel), then the wheel in a fresh virtualenv of its own: chunk the bundled sample,
+# check ids, write and overwrite with the CLI, and fail when the installed package (the
+# files the wheel ships, not the bytecode pip compiles) is over 20 MB.
 wheel-smoke: wheel
-	rm -rf target/wheel-venv
-	$(PYTHON) -m venv target/wheel-venv
-	target/wheel-venv/bin/python -m pip install -q target/wheels/ferrochunk-*.whl
-	cd /tmp && $(CURDIR)/target/wheel-venv/bin/python $(CURDIR)/scripts/wheel_smoke.py --max-mb 20
+	ls target/wheels/ferrochunk-*-cp310-abi3-manylinux2014_*.manylinux_2_17_*.whl
+	$(BIN)/auditwheel show target/wheels/ferrochunk-*.whl | tr -s ' \n' ' ' | tee target/auditwheel.txt
+	grep -q 'consistent with the following platform tag: "manylinux_2_17_' target/auditwheel.txt
+	bash scripts/smoke_install.sh target/wheels/ferrochunk-*.whl 20
+
+# The sdist installed by pip into a fresh virtualenv, as a user without a wheel installs it
+# (pip fetches maturin and builds; with CARGO_TARGET_DIR set, as .ci/run sets it, only the
+# crate itself is compiled again, from pip's unpacked copy).
+sdist-smoke: sdist
+	bash scripts/smoke_install.sh target/sdist/ferrochunk-*.tar.gz 20
 
 # Full benchmark run, per core (RAYON_NUM_THREADS=1 pins rayon's global pool; threads=2 rows
 # still get two); figures go into BENCHMARKS.md (see there).

@@ -1,16 +1,19 @@
-"""Smoke test of an installed wheel: run from a fresh virtualenv that has only the wheel.
+"""Smoke test of an installed wheel or sdist, run from a fresh virtualenv that has only it.
 
-Run: ``make wheel-smoke`` (builds the wheel, installs it into ``target/wheel-venv`` and
-runs this there). Fails (exit 1) when the package is not the installed one, when the
-installed package is over ``--max-mb`` megabytes (the files the wheel put under
-``site-packages/ferrochunk``; the bytecode pip compiles at install, about 0.9 MB, which
-varies with the Python version, is printed beside it), or when chunking the bundled sample
-or counting goes wrong.
+Run: ``make wheel-smoke`` or ``make sdist-smoke``; ``scripts/smoke_install.sh`` installs the
+wheel or sdist into a fresh virtualenv and runs this there, as the release workflow does.
+Fails (exit 1) when the package is not the installed one, when the installed package is
+over ``--max-mb`` megabytes (the files the wheel put under ``site-packages/ferrochunk``; the
+bytecode pip compiles at install, about 0.9 MB, which varies with the Python version, is
+printed beside it), or when chunking the bundled sample, counting, or the CLI writing and
+then overwriting a file with ``-o`` goes wrong. Run it in a scratch directory: it writes
+``smoke-chunks.jsonl`` there.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -50,12 +53,21 @@ def main() -> int:
         "o200k ids": fc.Tokenizer.o200k().encode("hello world").tolist() == [24912, 2375],
         "a long piece": fc.Tokenizer.o200k().count("a" * 100_000) == 12_500,
     }
-    cli = subprocess.run(
-        [str(Path(sys.executable).parent / "ferrochunk"), "chunk", "--max-tokens", "128"],
-        capture_output=True,
-        text=True,
-    )
+    exe = shutil.which("ferrochunk", path=str(Path(sys.executable).parent)) or "ferrochunk"
+    cli = subprocess.run([exe, "chunk", "--max-tokens", "128"], capture_output=True, text=True)
     checks["the CLI chunks the sample"] = cli.returncode == 0 and cli.stdout.count("\n") > 1
+    # -o replaces the file atomically (fchmod, statvfs): written, then overwritten.
+    out = Path("smoke-chunks.jsonl").resolve()
+    runs = [
+        subprocess.run(
+            [exe, "chunk", "--max-tokens", str(cap), "-o", str(out)], capture_output=True
+        )
+        for cap in (128, 64)
+    ]
+    lines = out.read_text(encoding="utf-8").count("\n") if out.exists() else 0
+    checks["the CLI writes and overwrites -o"] = all(r.returncode == 0 for r in runs) and lines > (
+        cli.stdout.count("\n")
+    )
     checks[f"the package is at most {args.max_mb:g} MB"] = size <= args.max_mb * 1e6
     for name, ok in checks.items():
         print(f"{'ok  ' if ok else 'FAIL'} {name}")
