@@ -125,8 +125,8 @@ def test_the_core_copies_writeable_and_strided_buffers_it_is_handed():
     config = fc.TokenWindows(2)
 
     def rows(buffer):
-        top = _native.chunk_arrow(buffer, offsets, None, 0, 2, config, "cl100k")[0]
-        return top[1].tolist(), bytes(top[2])
+        top = _native.chunk_arrow(buffer, offsets, None, 0, 2, config, "cl100k").top
+        return top.table.tolist(), bytes(top.text)
 
     readonly = data.copy()
     readonly.flags.writeable = False

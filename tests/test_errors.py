@@ -196,4 +196,4 @@ def test_configs_cross_to_rust_by_attribute_name():
         overlap_tokens = 0
 
     native = _native.chunk("one two three", Duck(), encoding="cl100k")
-    assert native[2] == ["one two", " three"]
+    assert native.texts == ["one two", " three"]

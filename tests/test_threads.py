@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
@@ -68,9 +69,8 @@ def test_two_threads_share_one_chunk_many_iter():
     assert len(taken) == len(texts)
 
 
-def _plain(batch: tuple) -> tuple:
-    table, spans, texts, meta = batch
-    return table.tolist(), spans.tolist(), texts, meta
+def _plain(batch: Any) -> tuple:
+    return batch.table.tolist(), batch.spans.tolist(), batch.texts, batch.meta
 
 
 def test_chunk_many_iter_cuts_on_the_caller_alone_and_beside_a_helper():

@@ -17,18 +17,78 @@ SPAN_ROW_COLUMNS: tuple[str, ...]
 # A native config object (``ferrochunk.config``), read by attribute name (see
 # ``rust/python/spec.rs``).
 _Spec = Any
-# ``(table, spans, texts, meta)``: rows in the columns of ``rust/contracts/stream.rs``
-# (index, parent, token_start, token_end, byte_start, byte_end, char_start, char_end,
-# oversize, overlap_tokens, overlap_chars, overlap_spans, span_start, span_end), the
-# ``(byte_start, byte_end, char_start, char_end)`` spans of joined chunks, one text per row,
-# and for ``Markdown`` and ``Code`` each row's ``(headings, truncated, context, scopes)``
-# (else None).
-_Meta = tuple[tuple[tuple[int, str], ...], bool, str, tuple[tuple[str, str], ...]]
-_Batch = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[str], list[_Meta] | None]
 
-_ArrowPart = tuple[
-    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.uint8], npt.NDArray[np.int64]
-]
+@final
+class RowMeta:
+    """A row's structure (``Markdown``, ``Code``)."""
+
+    @property
+    def headings(self) -> tuple[tuple[int, str], ...]:
+        """``(level, title)`` pairs, outermost first (``Markdown``)."""
+    @property
+    def truncated(self) -> bool:
+        """A heading (``Markdown``) or a header (``Code``) was cut to 1 000 characters."""
+    @property
+    def context(self) -> str:
+        """The text set in front of the chunk's own, counted in the cap."""
+    @property
+    def scopes(self) -> tuple[tuple[str, str], ...]:
+        """``(kind, name)`` pairs, outermost first (``Code``)."""
+
+@final
+class ChunkBatch:
+    """The rows of one text (or of one stream step)."""
+
+    @property
+    def table(self) -> npt.NDArray[np.int64]:
+        """One row per chunk, in the columns of ``ROW_COLUMNS``."""
+    @property
+    def spans(self) -> npt.NDArray[np.int64]:
+        """The spans of joined chunks, in the columns of ``SPAN_ROW_COLUMNS``."""
+    @property
+    def texts(self) -> list[str]:
+        """Each row's text."""
+    @property
+    def meta(self) -> list[RowMeta] | None:
+        """Each row's ``RowMeta`` for ``Markdown`` and ``Code``, else None."""
+    @property
+    def next_start(self) -> int | None:
+        """``Stream.push_block`` only: the byte where the next block starts (None after the
+        last block, and for every other call)."""
+
+@final
+class ArrowPart:
+    """One side of a ``chunk_arrow`` result."""
+
+    @property
+    def docs(self) -> npt.NDArray[np.int64]:
+        """Each row's document, counted from the first row given."""
+    @property
+    def table(self) -> npt.NDArray[np.int64]:
+        """One row per chunk, in the columns of ``ROW_COLUMNS``."""
+    @property
+    def text(self) -> npt.NDArray[np.uint8]:
+        """The rows' texts as one UTF-8 buffer."""
+    @property
+    def offsets(self) -> npt.NDArray[np.int64]:
+        """Where each row's text starts in ``text``, and where the last ends."""
+
+@final
+class ArrowChunks:
+    """What ``chunk_arrow`` returns."""
+
+    @property
+    def top(self) -> ArrowPart:
+        """The top-level chunks."""
+    @property
+    def spans(self) -> npt.NDArray[np.int64]:
+        """The spans of joined chunks (a top row owns ``spans[span_start:span_end]``)."""
+    @property
+    def children(self) -> ArrowPart:
+        """The child chunks (``ParentChild``), after their parent."""
+    @property
+    def meta(self) -> list[RowMeta] | None:
+        """The top-level chunks' ``RowMeta`` for ``Markdown`` and ``Code``, else None."""
 
 def chunk(
     text: str,
@@ -38,7 +98,7 @@ def chunk(
     counts: npt.NDArray[np.uint32] | None = None,
     words: npt.NDArray[np.bool_] | None = None,
     count: Callable[[str], int] | None = None,
-) -> _Batch:
+) -> ChunkBatch:
     """One whole text through the pipeline, tokenized with ``encoding``, or with a Python
     tokenizer's byte ``starts`` and its ``count`` of the strings a cutter builds (Markdown's
     context), called back with the GIL (per piece, with ``counts``, for a delimiter spec; with
@@ -63,7 +123,7 @@ class HfTokenizer:
 
 def chunk_many(
     texts: list[str], spec: _Spec, encoding: str | HfTokenizer, threads: int | None = None
-) -> list[_Batch]:
+) -> list[ChunkBatch]:
     """``chunk`` for many texts, in parallel (``threads`` clamped to the cores)."""
 
 @final
@@ -71,7 +131,7 @@ class ChunkManyIter:
     """Batches of ``chunk_many_iter`` in text order, cut by helpers and by the caller."""
 
     def __iter__(self) -> ChunkManyIter: ...
-    def __next__(self) -> _Batch: ...
+    def __next__(self) -> ChunkBatch: ...
 
 def chunk_many_iter(
     texts: list[str], spec: _Spec, encoding: str | HfTokenizer, threads: int | None = None
@@ -93,26 +153,23 @@ def chunk_arrow(
     spec: _Spec,
     encoding: str | HfTokenizer,
     threads: int | None = None,
-) -> tuple[_ArrowPart, npt.NDArray[np.int64], _ArrowPart, list[_Meta] | None]:
-    """Rows ``offset..offset + length`` of an Arrow string array, read in place: the
-    top-level chunks, the spans of joined chunks, the child chunks, and the top-level
-    chunks' meta (``Markdown``). A part is the row's document (from 0), its table row, and
-    the texts as one UTF-8 buffer with offsets."""
+) -> ArrowChunks:
+    """Rows ``offset..offset + length`` of an Arrow string array, read in place."""
 
 @final
 class Stream:
     """Text pieces through the pipeline; each call returns the chunks that became final."""
 
     def __new__(cls, spec: _Spec, encoding: str | HfTokenizer) -> Stream: ...
-    def push(self, piece: str) -> _Batch: ...
-    def push_bytes(self, data: bytes) -> _Batch:
+    def push(self, piece: str) -> ChunkBatch: ...
+    def push_bytes(self, data: bytes) -> ChunkBatch:
         """UTF-8 bytes, split anywhere (``InputDecodeError`` with the offset if invalid)."""
-    def push_block(self, text: str, start: int, size: int) -> tuple[_Batch, int | None]:
+    def push_block(self, text: str, start: int, size: int) -> ChunkBatch:
         """``text``'s UTF-8 from byte ``start`` (a character boundary) to the first
         boundary at or after ``start + size``, read in place from the UTF-8 CPython keeps
-        on the ``str``: the batch, and where the next block starts (``None`` after the
-        last)."""
-    def finish(self) -> _Batch: ...
+        on the ``str``; the batch's ``next_start`` is where the next block starts (``None``
+        after the last)."""
+    def finish(self) -> ChunkBatch: ...
     @property
     def bytes_seen(self) -> int: ...
 
@@ -125,8 +182,12 @@ def clean_rules(
 __all__ = [
     "ROW_COLUMNS",
     "SPAN_ROW_COLUMNS",
+    "ArrowChunks",
+    "ArrowPart",
+    "ChunkBatch",
     "ChunkManyIter",
     "HfTokenizer",
+    "RowMeta",
     "Stream",
     "_debug_panic",
     "char_to_byte_offsets",

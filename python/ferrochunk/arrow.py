@@ -196,26 +196,25 @@ def _part(
     pa: Any, config: Config, out: Any, row_base: int
 ) -> tuple[np.ndarray[Any, Any], dict[str, Any]]:
     """The columns of one native result; the documents' row numbers come first."""
-    (docs, rows, text, offsets), spans, (kid_docs, kid_rows, kid_text, kid_offsets), meta = out
-    columns = _chunk_columns(pa, rows, text, offsets)
+    docs, rows = out.top.docs, out.top.table
+    spans, kids, meta = out.spans, out.children, out.meta or []
+    columns = _chunk_columns(pa, rows, out.top.text, out.top.offsets)
     extra: dict[str, Any] = {}
     if "headings" in config._metadata:
-        meta = meta or []
         heading = pa.struct([("level", pa.int32()), ("title", pa.large_string())])
         extra["headings"] = pa.array(
-            [[{"level": lv, "title": t} for lv, t in m[0]] for m in meta],
+            [[{"level": lv, "title": t} for lv, t in m.headings] for m in meta],
             type=pa.list_(heading),
         )
-        extra["headings_truncated"] = pa.array([m[1] for m in meta], type=pa.bool_())
-        extra["context"] = pa.array([m[2] for m in meta], type=pa.large_string())
+        extra["headings_truncated"] = pa.array([m.truncated for m in meta], type=pa.bool_())
+        extra["context"] = pa.array([m.context for m in meta], type=pa.large_string())
     if "scopes" in config._metadata:
-        meta = meta or []
         scope = pa.struct([("kind", pa.large_string()), ("name", pa.large_string())])
         extra["scopes"] = pa.array(
-            [[{"kind": k, "name": n} for k, n in m[3]] for m in meta], type=pa.list_(scope)
+            [[{"kind": k, "name": n} for k, n in m.scopes] for m in meta], type=pa.list_(scope)
         )
-        extra["context_truncated"] = pa.array([m[1] for m in meta], type=pa.bool_())
-        extra["context"] = pa.array([m[2] for m in meta], type=pa.large_string())
+        extra["context_truncated"] = pa.array([m.truncated for m in meta], type=pa.bool_())
+        extra["context"] = pa.array([m.context for m in meta], type=pa.large_string())
     if "spans" in config._metadata:
         values = pa.StructArray.from_arrays(
             [
@@ -227,12 +226,13 @@ def _part(
         starts = _column(rows, L.SPAN_START)
         extra["spans"] = pa.ListArray.from_arrays(_list_offsets(starts, len(spans)), values)
     if "children" in config._metadata:
-        kids = _chunk_columns(pa, kid_rows, kid_text, kid_offsets)
-        kids.update(_metadata_columns(pa, config._child_metadata, kid_rows, {}))
-        kids.pop("parent", None)
-        values = pa.StructArray.from_arrays(list(kids.values()), names=list(kids))
+        kid_rows = kids.table
+        kid_columns = _chunk_columns(pa, kid_rows, kids.text, kids.offsets)
+        kid_columns.update(_metadata_columns(pa, config._child_metadata, kid_rows, {}))
+        kid_columns.pop("parent", None)
+        values = pa.StructArray.from_arrays(list(kid_columns.values()), names=list(kid_columns))
         # Children follow their parent: find each parent's first child by (document, index).
-        kid_keys = (kid_docs << 32) | _column(kid_rows, L.PARENT)
+        kid_keys = (kids.docs << 32) | _column(kid_rows, L.PARENT)
         keys = (docs << 32) | _column(rows, L.INDEX)
         at = np.searchsorted(kid_keys, keys)
         extra["children"] = pa.ListArray.from_arrays(_list_offsets(at, len(kid_rows)), values)

@@ -130,8 +130,7 @@ def lowered(config: C, n: int, what: str, fix: str, *, clamp: bool = False) -> C
 
 # What each metadata key reads: a chunk row (the columns of ``contracts/stream.rs``'s
 # table), the spans as an (n, 2) array of (char_start, char_end), the chunk's children,
-# and the row's meta (a structure-aware config's ``(headings, truncated, context,
-# scopes)``).
+# and the row's meta (a structure-aware config's ``_rows.Meta``).
 Read = Callable[[Sequence[int], Any, tuple[Chunk, ...], Any], Any]
 _READ: dict[str, Read] = {
     "oversize": lambda row, spans, kids, meta: bool(row[L.OVERSIZE]),
@@ -141,11 +140,11 @@ _READ: dict[str, Read] = {
     "spans": lambda row, spans, kids, meta: Spans._of(spans[row[L.SPAN_START] : row[L.SPAN_END]]),
     "parent": lambda row, spans, kids, meta: row[L.PARENT],
     "children": lambda row, spans, kids, meta: kids,
-    "headings": lambda row, spans, kids, meta: meta[0],
-    "headings_truncated": lambda row, spans, kids, meta: meta[1],
-    "context": lambda row, spans, kids, meta: meta[2],
-    "context_truncated": lambda row, spans, kids, meta: meta[1],
-    "scopes": lambda row, spans, kids, meta: meta[3],
+    "headings": lambda row, spans, kids, meta: meta.headings,
+    "headings_truncated": lambda row, spans, kids, meta: meta.truncated,
+    "context": lambda row, spans, kids, meta: meta.context,
+    "context_truncated": lambda row, spans, kids, meta: meta.truncated,
+    "scopes": lambda row, spans, kids, meta: meta.scopes,
 }
 
 
@@ -175,7 +174,7 @@ def _chunk(row: Sequence[int], text: str, metadata: Metadata) -> Chunk:
 
 def _build(config: Config, batch: Batch) -> list[Chunk]:
     """Chunks from a batch: top-level rows, each followed by its children's rows."""
-    table, spans, texts, metas = batch
+    table, spans, texts, metas = batch.table, batch.spans, batch.texts, batch.meta
     rows = table.tolist() if isinstance(table, np.ndarray) else table
     # Only each span's (char_start, char_end) is kept, as one array the chunks' Spans view.
     if isinstance(spans, np.ndarray):
@@ -294,15 +293,15 @@ def _long(
     # the chunks kept so far again and again.
     with gc_paused():
         try:
-            batch, at = stream.push_block(text, 0, _STREAM_BYTES)
+            batch = stream.push_block(text, 0, _STREAM_BYTES)
         except UnicodeEncodeError:
             step = _STREAM_PIECE
             return list(
                 _stream((text[i : i + step] for i in range(0, len(text), step)), config, tok)
             )
         out += _build(config, batch)
-        while at is not None:
-            batch, at = stream.push_block(text, at, _STREAM_BYTES)
+        while batch.next_start is not None:
+            batch = stream.push_block(text, batch.next_start, _STREAM_BYTES)
             out += _build(config, batch)
         out += _build(config, stream.finish())
     return out
@@ -359,7 +358,7 @@ def chunk_spans(
     [[0, 2, 0, 7, 0, 7], [2, 3, 7, 13, 7, 13]]
     """
     text, config, tok, backend = _checked(text, config, tokenizer, backend)
-    table = np.asarray(_run(utf8_safe(text), config, tok, backend)[0], dtype=np.int64)
+    table = np.asarray(_run(utf8_safe(text), config, tok, backend).table, dtype=np.int64)
     table = table.reshape(-1, len(L.ROW_COLUMNS))
     top = table[table[:, L.PARENT] < 0]
     spans: SpanArray = np.ascontiguousarray(top[:, [L.COL[name] for name in SPAN_COLUMNS]])

@@ -7,14 +7,13 @@
 
 use std::sync::Arc;
 
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
 use rayon::prelude::*;
 
 use super::arrays::rows_array;
+use super::batch::{meta_list, ArrowChunks, ArrowPart};
 use super::errors::{guard, IntoPy};
-use super::pipeline::meta_list;
 use super::{spec, threads};
 use crate::contracts::stream::{chunk_text, Batch};
 use crate::contracts::ChunkMeta;
@@ -46,23 +45,17 @@ impl Part {
     }
 }
 
-type PartArrays<'py> = (
-    Bound<'py, PyArray1<i64>>,
-    Bound<'py, PyArray2<i64>>,
-    Bound<'py, PyArray1<u8>>,
-    Bound<'py, PyArray1<i64>>,
-);
-
-fn part_arrays(py: Python<'_>, part: Part) -> PyResult<PartArrays<'_>> {
+fn part_arrays(py: Python<'_>, part: Part) -> PyResult<Py<ArrowPart>> {
     let mut offsets = Vec::with_capacity(part.ends.len() + 1);
     offsets.push(0);
     offsets.extend(part.ends);
-    Ok((
-        part.docs.into_pyarray(py),
-        rows_array(py, part.table).or_raise(py)?,
-        part.text.into_pyarray(py),
-        offsets.into_pyarray(py),
-    ))
+    let part = ArrowPart {
+        docs: part.docs.into_pyarray(py).unbind(),
+        table: rows_array(py, part.table).or_raise(py)?.unbind(),
+        text: part.text.into_pyarray(py).unbind(),
+        offsets: offsets.into_pyarray(py).unbind(),
+    };
+    Py::new(py, part)
 }
 
 /// The documents of the array: `None` for a null row, else its UTF-8 text.
@@ -102,12 +95,10 @@ fn documents<'a>(
 
 /// Chunks the rows `offset..offset + length` of an Arrow string array.
 ///
-/// Returns `(top, spans, children, meta)`: `top` and `children` are
-/// `(doc, table, text bytes, text offsets)`; `doc` counts from the first row
-/// given; a top row's spans are `spans[span_start..span_end]`.
+/// Returns an `ArrowChunks`; a top row's spans are `spans[span_start..span_end]`.
 #[pyfunction]
 #[pyo3(name = "chunk_arrow", signature = (data, offsets, validity, offset, length, spec, encoding, threads=None))]
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[allow(clippy::too_many_arguments)]
 pub fn py_chunk_arrow<'py>(
     py: Python<'py>,
     data: PyReadonlyArray1<'py, u8>,
@@ -118,12 +109,7 @@ pub fn py_chunk_arrow<'py>(
     spec: &Bound<'py, PyAny>,
     encoding: &Bound<'py, PyAny>,
     threads: Option<usize>,
-) -> PyResult<(
-    PartArrays<'py>,
-    Bound<'py, PyArray2<i64>>,
-    PartArrays<'py>,
-    Option<Bound<'py, PyList>>,
-)> {
+) -> PyResult<ArrowChunks> {
     guard(py, "chunk_arrow", || {
         let spec = spec::parse(spec)?;
         let enc = super::hf::source(encoding)?;
@@ -168,17 +154,12 @@ pub fn py_chunk_arrow<'py>(
                 Ok(split(batches))
             })
             .or_raise(py)?;
-        let meta = if meta.is_empty() {
-            None
-        } else {
-            Some(meta_list(py, &meta)?)
-        };
-        Ok((
-            part_arrays(py, top)?,
-            rows_array(py, spans).or_raise(py)?,
-            part_arrays(py, kids)?,
-            meta,
-        ))
+        Ok(ArrowChunks {
+            top: part_arrays(py, top)?,
+            spans: rows_array(py, spans).or_raise(py)?.unbind(),
+            children: part_arrays(py, kids)?,
+            meta: meta_list(py, &meta)?,
+        })
     })
 }
 

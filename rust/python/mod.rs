@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 
 mod arrays;
 mod arrow;
+mod batch;
 mod clean;
 mod dify;
 mod errors;
@@ -38,6 +39,10 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "SPAN_ROW_COLUMNS",
         pyo3::types::PyTuple::new(py, crate::contracts::stream::SPAN_COLUMNS)?,
     )?;
+    m.add_class::<batch::ChunkBatch>()?;
+    m.add_class::<batch::RowMeta>()?;
+    m.add_class::<batch::ArrowPart>()?;
+    m.add_class::<batch::ArrowChunks>()?;
     m.add_function(wrap_pyfunction!(pipeline::py_chunk, m)?)?;
     m.add_function(wrap_pyfunction!(pipeline::py_chunk_many, m)?)?;
     m.add_function(wrap_pyfunction!(pipeline::py_chunk_many_iter, m)?)?;

@@ -9,70 +9,16 @@ use std::sync::{Arc, Mutex};
 use numpy::{PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::{PyList, PyString, PyTuple};
 use rayon::prelude::*;
 
 use super::arrays::rows_array;
+use super::batch::{to_python, ChunkBatch};
 use super::errors::{guard, IntoPy};
 use super::{hf, spec, threads};
 use crate::contracts::delimiter_merge::pieces;
 use crate::contracts::stream::{chunk_text, Batch, Pipeline, Tokens};
-use crate::contracts::{ChunkMeta, Counter, HeadingPath, Spec};
+use crate::contracts::{Counter, Spec};
 use crate::error::{Error, Result};
-
-/// `(table, spans, texts, meta)`: the rows as an `(n, 14)` int64 array, the
-/// spans of joined chunks as an `(m, 4)` int64 array, each row's text, and for a
-/// structure-aware contract each row's `(headings, truncated, context, scopes)`
-/// (else `None`); `headings` is a tuple of `(level, title)` pairs, `scopes` of
-/// `(kind, name)` pairs.
-pub type PyBatch<'py> = (
-    Bound<'py, PyArray2<i64>>,
-    Bound<'py, PyArray2<i64>>,
-    Bound<'py, PyList>,
-    Option<Bound<'py, PyList>>,
-);
-
-/// Moves a batch into Python objects: two arrays, one `str` per row, and the rows' meta.
-pub fn to_python(py: Python<'_>, batch: Batch) -> PyResult<PyBatch<'_>> {
-    let mut texts = Vec::with_capacity(batch.text_ends.len());
-    let mut from = 0;
-    for &end in &batch.text_ends {
-        let end = end as usize;
-        texts.push(PyString::new(py, &batch.text[from..end]));
-        from = end;
-    }
-    let meta = if batch.meta.is_empty() {
-        None
-    } else {
-        Some(meta_list(py, &batch.meta)?)
-    };
-    Ok((
-        rows_array(py, batch.table).or_raise(py)?,
-        rows_array(py, batch.spans).or_raise(py)?,
-        PyList::new(py, texts)?,
-        meta,
-    ))
-}
-
-/// Each row's `(headings, truncated, context, scopes)`; chunks of one section share
-/// their headings tuple. `truncated` says a heading (Markdown) or a header (Code) was cut.
-pub fn meta_list<'py>(py: Python<'py>, meta: &[Arc<ChunkMeta>]) -> PyResult<Bound<'py, PyList>> {
-    let mut last: Option<(&Arc<HeadingPath>, Bound<'py, PyTuple>)> = None;
-    let mut rows = Vec::with_capacity(meta.len());
-    for m in meta {
-        let headings = match &last {
-            Some((shared, t)) if Arc::ptr_eq(shared, &m.headings) => t.clone(),
-            _ => {
-                let t = PyTuple::new(py, m.headings.iter().map(|(l, s)| (*l, s.as_str())))?;
-                last = Some((&m.headings, t.clone()));
-                t
-            }
-        };
-        let scopes = PyTuple::new(py, m.scopes.iter().map(|(k, n)| (k.as_str(), n.as_str())))?;
-        rows.push((headings, m.headings_truncated, m.context.as_str(), scopes).into_pyobject(py)?);
-    }
-    PyList::new(py, rows)
-}
 
 /// Where a Python count's first error is kept: the core cannot raise, so a count that
 /// fails reads as "does not fit", and the call raises the error once the cut is done.
@@ -141,7 +87,7 @@ pub fn py_chunk<'py>(
     counts: Option<PyReadonlyArray1<'py, u32>>,
     words: Option<PyReadonlyArray1<'py, bool>>,
     count: Option<Py<PyAny>>,
-) -> PyResult<PyBatch<'py>> {
+) -> PyResult<ChunkBatch> {
     guard(py, "chunk", || {
         let spec = spec::parse(spec)?;
         let (count, failed) = match count {
@@ -171,7 +117,7 @@ pub fn py_chunk<'py>(
         if let Some(e) = failed.and_then(|f| f.lock().unwrap_or_else(|p| p.into_inner()).take()) {
             return Err(e);
         }
-        to_python(py, batch.or_raise(py)?)
+        to_python(py, batch.or_raise(py)?, None)
     })
 }
 
@@ -183,7 +129,7 @@ pub fn py_chunk_many<'py>(
     spec: &Bound<'py, PyAny>,
     encoding: &Bound<'py, PyAny>,
     threads: Option<usize>,
-) -> PyResult<Vec<PyBatch<'py>>> {
+) -> PyResult<Vec<ChunkBatch>> {
     guard(py, "chunk_many", || {
         let spec = spec::parse(spec)?;
         let enc = hf::source(encoding)?;
@@ -197,7 +143,10 @@ pub fn py_chunk_many<'py>(
                 })
             })
             .or_raise(py)?;
-        batches.into_iter().map(|b| to_python(py, b)).collect()
+        batches
+            .into_iter()
+            .map(|b| to_python(py, b, None))
+            .collect()
     })
 }
 
@@ -306,7 +255,7 @@ impl PyChunkManyIter {
         slf
     }
 
-    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<PyBatch<'py>>> {
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<ChunkBatch>> {
         guard(py, "chunk_many_iter", || {
             let stopped = || Error::Internal {
                 message: "chunk_many_iter: the helper threads stopped early".into(),
@@ -342,7 +291,7 @@ impl PyChunkManyIter {
                 .or_raise(py)?;
             match next {
                 None => Ok(None),
-                Some(Ok(batch)) => to_python(py, batch.or_raise(py)?).map(Some),
+                Some(Ok(batch)) => to_python(py, batch.or_raise(py)?, None).map(Some),
                 Some(Err(panic)) => resume_unwind(panic),
             }
         })
@@ -421,27 +370,27 @@ impl PyStream {
         })
     }
 
-    fn push<'py>(&self, py: Python<'py>, piece: PyBackedStr) -> PyResult<PyBatch<'py>> {
+    fn push<'py>(&self, py: Python<'py>, piece: PyBackedStr) -> PyResult<ChunkBatch> {
         let batch = self.with(py, "Stream.push", |p| p.push_str(&piece))?;
-        to_python(py, batch)
+        to_python(py, batch, None)
     }
 
-    fn push_bytes<'py>(&self, py: Python<'py>, data: PyBackedBytes) -> PyResult<PyBatch<'py>> {
+    fn push_bytes<'py>(&self, py: Python<'py>, data: PyBackedBytes) -> PyResult<ChunkBatch> {
         let batch = self.with(py, "Stream.push_bytes", |p| p.push_bytes(&data))?;
-        to_python(py, batch)
+        to_python(py, batch, None)
     }
 
     /// `text`'s UTF-8 from byte `start` to the first character boundary at or after
     /// `start + size` (or its end), read in place from the UTF-8 CPython keeps on the
-    /// `str`: `chunk()` of a long text hands it over a block at a time. Returns the batch
-    /// and where the next block starts (`None` after the last).
+    /// `str`: `chunk()` of a long text hands it over a block at a time. Its batch's
+    /// `next_start` is where the next block starts (`None` after the last).
     fn push_block<'py>(
         &self,
         py: Python<'py>,
         text: PyBackedStr,
         start: i64,
         size: i64,
-    ) -> PyResult<(PyBatch<'py>, Option<usize>)> {
+    ) -> PyResult<ChunkBatch> {
         let len = text.len();
         let Some(start) = usize::try_from(start)
             .ok()
@@ -468,12 +417,12 @@ impl PyStream {
         }
         let block = &text[start..end];
         let batch = self.with(py, "Stream.push_block", |p| p.push_str(block))?;
-        Ok((to_python(py, batch)?, (end < len).then_some(end)))
+        to_python(py, batch, (end < len).then_some(end))
     }
 
-    fn finish<'py>(&self, py: Python<'py>) -> PyResult<PyBatch<'py>> {
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<ChunkBatch> {
         let batch = self.with(py, "Stream.finish", Pipeline::finish)?;
-        to_python(py, batch)
+        to_python(py, batch, None)
     }
 
     #[getter]

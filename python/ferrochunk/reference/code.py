@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .recursive import Tokens, whole_text_tokens
-from .rows import Batch, span_rows
+from .rows import Batch, RowMeta, Rows, span_rows
 
 if TYPE_CHECKING:
     from ..config import Code
@@ -359,7 +359,7 @@ def batch(text: str, byte_starts: list[int], config: Code, count: Count) -> Batc
     spans = cutter.run()
     table, texts = span_rows(text, data, cutter.tokens, [(a, b, o) for a, b, _, _, o in spans])
     meta = [
-        ((), any(s.truncated for s in held), context, tuple((s.kind, s.name) for s in held))
+        RowMeta((), any(s.truncated for s in held), context, tuple((s.kind, s.name) for s in held))
         for _, _, held, context, _ in spans
     ]
-    return table, [], texts, meta
+    return Rows(table, [], texts, meta)

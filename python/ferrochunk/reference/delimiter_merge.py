@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ._offsets import byte_to_char, is_char_boundary
 from .ragflow.merge import group_indices
-from .rows import Batch, Encode, row
+from .rows import Batch, Encode, Rows, row
 
 if TYPE_CHECKING:
     from ..config import DelimiterMerge
@@ -145,7 +145,7 @@ def merge_pieces(
     return out
 
 
-Rows = tuple[list[list[int]], list[list[int]], list[list[int]]]
+MergedRows = tuple[list[list[int]], list[list[int]], list[list[int]]]
 
 
 def delimiter_merge(
@@ -157,7 +157,7 @@ def delimiter_merge(
     under_cap: bool,
     overlap_percent: int,
     encode_piece: EncodePiece,
-) -> Rows:
+) -> MergedRows:
     """The same rows as ``_native.delimiter_merge``: chunks, spans and children."""
     data = text.encode("utf-8")
     pieces = [
@@ -221,4 +221,4 @@ def batch(text: str, config: DelimiterMerge, encode: Encode) -> Batch:
         for j, (_, bs, be, cs, ce, kts, kte) in enumerate(children_of.get(i, [])):
             table.append(row(j, i, (kts, kte), (bs, be, cs, ce)))
             texts.append(text[cs:ce])
-    return table, spans, texts, None
+    return Rows(table, spans, texts, None)

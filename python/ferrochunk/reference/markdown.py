@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from .markdown_scan import Heading, Scan, scan
 from .recursive import Tokens, whole_text_tokens
-from .rows import Batch, span_rows
+from .rows import Batch, RowMeta, Rows, span_rows
 
 if TYPE_CHECKING:
     from ..config import Markdown
@@ -259,7 +259,9 @@ def batch(text: str, byte_starts: list[int], config: Markdown, count: Count) -> 
     spans = cutter.run()
     table, texts = span_rows(text, data, cutter.tokens, [(a, b, o) for a, b, _, _, o in spans])
     meta = [
-        (tuple((h.level, h.title) for h in path), any(h.truncated for h in path), context, ())
+        RowMeta(
+            tuple((h.level, h.title) for h in path), any(h.truncated for h in path), context, ()
+        )
         for _, _, path, context, _ in spans
     ]
-    return table, [], texts, meta
+    return Rows(table, [], texts, meta)

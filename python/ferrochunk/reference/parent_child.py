@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ._offsets import byte_to_char
 from .recursive import Span, Tokens, cut_spans, whole_text_tokens
-from .rows import Batch, row
+from .rows import Batch, Rows, row
 
 if TYPE_CHECKING:
     from ..config import ParentChild, Recursive
@@ -48,4 +48,4 @@ def batch(text: str, byte_starts: Sequence[int], config: ParentChild) -> Batch:
             table.append(
                 row(index, up, (ts, te), (bs, be, chars[bs], chars[be]), oversize=int(big))
             )
-    return table, [], [text[r[6] : r[7]] for r in table], None
+    return Rows(table, [], [text[r[6] : r[7]] for r in table], None)

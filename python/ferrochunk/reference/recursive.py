@@ -33,7 +33,7 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from ._offsets import byte_to_char, is_char_boundary
-from .rows import Batch, row
+from .rows import Batch, Rows, row
 
 if TYPE_CHECKING:
     from ..config import Recursive
@@ -248,4 +248,4 @@ def batch(text: str, byte_starts: Sequence[int], config: Recursive) -> Batch:
         row(i, -1, (ts, te), (bs, be, chars[bs], chars[be]), oversize=int(big))
         for i, (ts, te, bs, be, big) in enumerate(spans)
     ]
-    return table, [], [text[r[6] : r[7]] for r in table], None
+    return Rows(table, [], [text[r[6] : r[7]] for r in table], None)

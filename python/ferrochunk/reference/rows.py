@@ -1,17 +1,17 @@
 """The reference's output: the same table the native pipeline returns, in plain Python.
 
-A batch is ``(table, spans, texts, meta)``. Each table row has the columns of
-``rust/contracts/stream.rs``: ``index, parent, token_start, token_end, byte_start,
-byte_end, char_start, char_end, oversize, overlap_tokens, overlap_chars, overlap_spans,
-span_start, span_end``; ``parent`` is -1 for a top-level chunk and children follow their
-parent. ``spans`` holds ``byte_start, byte_end, char_start, char_end`` of joined chunks'
-spans, ``texts`` each row's text, and ``meta`` None, or for a structure-aware config
-(``Markdown``, ``Code``) each row's ``(headings, truncated, context, scopes)``.
+A batch is a :class:`Rows`, with the fields of ``_native.ChunkBatch``. Each table row has
+the columns of ``rust/contracts/stream.rs``: ``index, parent, token_start, token_end,
+byte_start, byte_end, char_start, char_end, oversize, overlap_tokens, overlap_chars,
+overlap_spans, span_start, span_end``; ``parent`` is -1 for a top-level chunk and children
+follow their parent. ``spans`` holds ``byte_start, byte_end, char_start, char_end`` of
+joined chunks' spans, ``texts`` each row's text, and ``meta`` None, or for a
+structure-aware config (``Markdown``, ``Code``) each row's :class:`RowMeta`.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, NamedTuple, Protocol
 
 from .._rows import Batch, Encode
 from ._offsets import byte_to_char
@@ -28,7 +28,26 @@ class _Tokens(Protocol):
     def count(self, a: int, b: int) -> int: ...
 
 
-__all__ = ["COLUMNS", "Batch", "Encode", "row", "span_rows"]
+class RowMeta(NamedTuple):
+    """A row's structure (the fields of ``_native.RowMeta``)."""
+
+    headings: tuple[tuple[int, str], ...]
+    truncated: bool
+    context: str
+    scopes: tuple[tuple[str, str], ...]
+
+
+class Rows(NamedTuple):
+    """One text's rows (the fields of ``_native.ChunkBatch``)."""
+
+    table: Any
+    spans: Any
+    texts: list[str]
+    meta: list[RowMeta] | None
+    next_start: int | None = None
+
+
+__all__ = ["COLUMNS", "Batch", "Encode", "RowMeta", "Rows", "row", "span_rows"]
 
 
 def row(

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ._offsets import byte_to_char, is_char_boundary
-from .rows import Batch, row
+from .rows import Batch, Rows, row
 
 if TYPE_CHECKING:
     from ..config import SentenceWindows
@@ -158,4 +158,4 @@ def batch(text: str, byte_starts: Sequence[int], config: SentenceWindows) -> Bat
             )
         )
         prev_end = ce
-    return table, [], [text[r[6] : r[7]] for r in table], None
+    return Rows(table, [], [text[r[6] : r[7]] for r in table], None)

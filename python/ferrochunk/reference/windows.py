@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ..errors import OffsetsError
 from ._offsets import byte_to_char, is_char_boundary
-from .rows import Batch, row
+from .rows import Batch, Rows, row
 
 Span = tuple[int, int, int, int, int, int]
 """token_start, token_end, byte_start, byte_end, char_start, char_end"""
@@ -89,4 +89,4 @@ def batch(text: str, byte_starts: Sequence[int], max_tokens: int, overlap_tokens
         row(i, -1, (ts, te), (bs, be, cs, ce), oversize=int(te - ts > max_tokens))
         for i, (ts, te, bs, be, cs, ce) in enumerate(spans)
     ]
-    return table, [], [text[r[6] : r[7]] for r in table], None
+    return Rows(table, [], [text[r[6] : r[7]] for r in table], None)
