@@ -18,7 +18,10 @@ run also checks that both builds return the same ids for every document (a build
 changes the tokens fails the run). A call's time includes freeing its result, as in
 ``first_pass.py``, where the result is dropped: a list of fresh ints costs as much again
 to free. ``--op`` picks the call timed: ``encode`` (an array, the
-default), ``encode_list`` or ``count``. Nothing is timed against a target.
+default), ``encode_list`` or ``count``. ``--block N`` feeds each build N documents in a row
+before the other's turn: calls back to back on one build, whose tables the last call left
+in the CPU's caches (with 1, the default, every call follows the other build's). Nothing
+is timed against a target.
 """
 
 from __future__ import annotations
@@ -55,7 +58,14 @@ def _load(path: str) -> ModuleType:
 
 
 def child(
-    old_path: str, new_path: str, encoding: str, op: str, slices: list[str], limit: int, flip: int
+    old_path: str,
+    new_path: str,
+    encoding: str,
+    op: str,
+    slices: list[str],
+    limit: int,
+    flip: int,
+    block: int,
 ) -> None:
     # Copies, so that two paths to one file (an A/A check) are still two libraries: the
     # loader maps a file it has already loaded only once, and the two would share tables,
@@ -74,19 +84,24 @@ def child(
             if not docs:
                 continue  # the shared corpus is not here
             spent = [0.0, 0.0]
-            for i, doc in enumerate(docs):
-                results = []
-                for side in (0, 1) if (i + flip) % 2 == 0 else (1, 0):
-                    text_once = fresh(doc)
-                    start = time.perf_counter()
-                    result = calls[side](encoding, text_once)
-                    called = time.perf_counter()
-                    results.append(np.asarray(result))  # a copy of a list, untimed
-                    freeing = time.perf_counter()
-                    del result  # a caller that drops the result pays for freeing it
-                    spent[side] += called - start + time.perf_counter() - freeing
-                if not np.array_equal(results[0], results[1]):
-                    raise SystemExit(f"{name}: the builds' {encoding} {op} differ on document {i}")
+            for b in range(0, len(docs), block):
+                results: list[list[np.ndarray]] = [[], []]
+                for side in (0, 1) if (b // block + flip) % 2 == 0 else (1, 0):
+                    for doc in docs[b : b + block]:
+                        text_once = fresh(doc)
+                        start = time.perf_counter()
+                        result = calls[side](encoding, text_once)
+                        called = time.perf_counter()
+                        results[side].append(np.asarray(result))  # a copy of a list, untimed
+                        freeing = time.perf_counter()
+                        del result  # a caller that drops the result pays for freeing it
+                        spent[side] += called - start + time.perf_counter() - freeing
+                for i, (old, new) in enumerate(zip(*results, strict=True)):
+                    if not np.array_equal(old, new):
+                        doc_at = b + i
+                        raise SystemExit(
+                            f"{name}: the builds' {encoding} {op} differ on document {doc_at}"
+                        )
             times[name] = spent
     if not times:
         raise SystemExit(f"none of the slices {','.join(slices)} has text here")
@@ -102,10 +117,13 @@ def main() -> None:
     parser.add_argument("--slices", default=",".join(SLICES))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--limit", type=int, default=3_000_000, help="bytes per slice")
+    parser.add_argument("--block", type=int, default=1, help="documents per build in a row")
     args = parser.parse_args()
     unknown = sorted(set(args.slices.split(",")) - set(SLICES))
     if unknown:
         parser.error(f"unknown slices {unknown}; choose from {','.join(SLICES)}")
+    if args.block < 1:
+        parser.error(f"--block must be at least 1, not {args.block}")
     if args.runs < 1:
         parser.error(f"--runs must be at least 1, not {args.runs}")
     for path in (args.old, args.new):
@@ -121,7 +139,8 @@ def main() -> None:
             spent: dict[str, list[float]] = {}
             for flip in (0, 1):
                 cmd = [sys.executable, __file__, "--child", args.old, args.new, encoding,
-                       args.op, args.slices, str(args.limit), str(flip)]  # fmt: skip
+                       args.op, args.slices, str(args.limit), str(flip),
+                       str(args.block)]  # fmt: skip
                 out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
                 if out.returncode != 0:
                     raise SystemExit(out.stderr.strip() or f"run failed: exit {out.returncode}")
@@ -137,8 +156,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 9 and sys.argv[1] == "--child":
+    if len(sys.argv) == 10 and sys.argv[1] == "--child":
         child(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6].split(","),
-              int(sys.argv[7]), int(sys.argv[8]))  # fmt: skip
+              int(sys.argv[7]), int(sys.argv[8]), int(sys.argv[9]))  # fmt: skip
     else:
         main()

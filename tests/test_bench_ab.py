@@ -36,3 +36,12 @@ def test_unknown_op_is_refused():
     assert out.returncode == 2
     assert "--op" in out.stderr
     assert "decode" in out.stderr
+
+
+def test_block_feeds_documents_back_to_back_and_is_checked():
+    out = _ab("--block", "3")
+    assert out.returncode == 0, out.stderr
+    assert any(line.startswith("| o200k | en |") for line in out.stdout.splitlines())
+    refused = _ab("--block", "0")
+    assert refused.returncode == 2
+    assert "--block must be at least 1, not 0" in refused.stderr

@@ -219,15 +219,43 @@ pub struct HfTokenizer {
 /// How far on each side of a word boundary the joining check reads.
 const JOIN_WINDOW: usize = 64;
 
-/// A thread's memo of word -> tokens, for the tokenizer with id `.0`.
-type Memo = (u64, HashMap<String, Vec<(u32, u32)>>);
-
-thread_local! {
-    static MEMO: RefCell<Memo> = RefCell::new((u64::MAX, HashMap::new()));
+/// A thread's memo of word -> tokens for one tokenizer, and the bytes it holds.
+#[derive(Default)]
+struct Memo {
+    id: u64,
+    words: HashMap<String, Vec<(u32, u32)>>,
+    bytes: usize,
 }
 
-/// The memo is cleared when it holds this many words (bounded memory per thread).
-const MEMO_WORDS: usize = 1 << 18;
+impl Memo {
+    /// Keeps `tokens` for `word`, emptying the memo first if it would pass `MEMO_BYTES`.
+    fn keep(&mut self, word: &str, tokens: &[(u32, u32)]) {
+        let size = MEMO_ENTRY + word.len() + std::mem::size_of_val(tokens);
+        if self.bytes + size > MEMO_BYTES {
+            // A new map, not `clear`: that would keep the table's memory.
+            self.words = HashMap::new();
+            self.bytes = 0;
+        }
+        self.words.insert(word.to_owned(), tokens.to_vec());
+        self.bytes += size;
+    }
+}
+
+thread_local! {
+    /// The memos of the tokenizers this thread used last, least recent first.
+    static MEMOS: RefCell<Vec<Memo>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Bytes one tokenizer's memo holds on one thread before it is emptied: its words, their
+/// tokens, and `MEMO_ENTRY` for each entry's map slot and allocations.
+const MEMO_BYTES: usize = 8 << 20;
+/// Per entry beyond the word and its tokens: the map slot (two 24-byte headers and a
+/// control byte, at the map's load) and two allocations.
+const MEMO_ENTRY: usize = 96;
+/// Tokenizers a thread keeps a memo for: the least recently used one beyond these is
+/// dropped, so a thread holds at most `MEMO_MODELS * MEMO_BYTES` (32 MB), and switching
+/// between models empties none of them.
+const MEMO_MODELS: usize = 4;
 
 /// Gives each loaded tokenizer its own memo key.
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
@@ -398,13 +426,24 @@ impl HfTokenizer {
 
     fn run(&self, text: &str, at_start: bool) -> Result<(Encoded, Vec<bool>)> {
         check_len(text)?;
-        MEMO.with(|memo| {
-            let mut memo = memo.borrow_mut();
-            if memo.0 != self.id || memo.1.len() > MEMO_WORDS {
-                memo.1.clear();
-                memo.0 = self.id;
+        MEMOS.with(|memos| {
+            let Ok(mut memos) = memos.try_borrow_mut() else {
+                // A callback tokenizing again on this thread: a memo of its own.
+                return self.run_with(text, at_start, &mut Memo::default());
+            };
+            let mut memo = match memos.iter().position(|m| m.id == self.id) {
+                Some(i) => memos.remove(i),
+                None => Memo {
+                    id: self.id,
+                    ..Memo::default()
+                },
+            };
+            let result = self.run_with(text, at_start, &mut memo);
+            if memos.len() == MEMO_MODELS {
+                memos.remove(0);
             }
-            self.run_with(text, at_start, &mut memo.1)
+            memos.push(memo);
+            result
         })
     }
 
@@ -412,7 +451,7 @@ impl HfTokenizer {
         &self,
         text: &str,
         at_start: bool,
-        memo: &mut HashMap<String, Vec<(u32, u32)>>,
+        memo: &mut Memo,
     ) -> Result<(Encoded, Vec<bool>)> {
         let mut out = Encoded::default();
         let mut words = Vec::new();
@@ -465,12 +504,12 @@ impl HfTokenizer {
         &self,
         word: &str,
         starts: &[u32],
-        memo: &mut HashMap<String, Vec<(u32, u32)>>,
+        memo: &mut Memo,
         scratch: &mut Vec<(u32, u32)>,
         out: &mut Encoded,
     ) -> Result<()> {
         let known = if word.len() <= MEMO_WORD {
-            memo.get(word)
+            memo.words.get(word)
         } else {
             None
         };
@@ -480,7 +519,7 @@ impl HfTokenizer {
                 scratch.clear();
                 self.model.tokenize(word, scratch)?;
                 if word.len() <= MEMO_WORD {
-                    memo.insert(word.to_owned(), scratch.clone());
+                    memo.keep(word, scratch);
                 }
                 scratch
             }
@@ -537,6 +576,48 @@ mod tests {
                 "max_input_chars_per_word": 100,
                 "vocab": {"[UNK]": 0, "[SEP]": 1, "[CLS]": 2, "play": 3, "##ing": 4, "!": 5, "cafe": 6}}
     }"###;
+
+    /// Each tokenizer keeps its own memo on a thread: using another does not empty it,
+    /// and past `MEMO_MODELS` tokenizers the least recently used memo goes.
+    #[test]
+    fn memos_are_per_tokenizer_and_the_oldest_goes() {
+        let memo_of = |tok: &HfTokenizer| {
+            MEMOS.with_borrow(|m| m.iter().find(|x| x.id == tok.id).map(|x| x.words.len()))
+        };
+        let toks: Vec<HfTokenizer> = (0..=MEMO_MODELS)
+            .map(|_| HfTokenizer::from_json(BERT).unwrap())
+            .collect();
+        toks[0].encode("playing cafe").unwrap();
+        assert_eq!(memo_of(&toks[0]), Some(2));
+        toks[1].encode("cafe").unwrap();
+        assert_eq!(
+            memo_of(&toks[0]),
+            Some(2),
+            "another tokenizer's call keeps it"
+        );
+        for tok in &toks[1..] {
+            tok.encode("play").unwrap();
+        }
+        assert_eq!(
+            memo_of(&toks[0]),
+            None,
+            "the least recently used of five went"
+        );
+        assert_eq!(MEMOS.with_borrow(Vec::len), MEMO_MODELS);
+    }
+
+    /// A memo holds at most `MEMO_BYTES`, counted per entry.
+    #[test]
+    fn a_memo_is_bounded_in_bytes() {
+        let mut memo = Memo::default();
+        let tokens = vec![(7, 0); 1000];
+        for i in 0..2 * MEMO_BYTES / (8 * 1000) {
+            memo.keep(&format!("w{i}"), &tokens);
+            assert!(memo.bytes <= MEMO_BYTES);
+            assert!(!memo.words.is_empty());
+        }
+        assert!(memo.words.len() < MEMO_BYTES / (8 * 1000));
+    }
 
     #[test]
     fn wordpiece_ids_and_original_offsets() {

@@ -6,27 +6,16 @@
 //! memory, so the frequent ones stay in the CPU's caches.
 
 use std::sync::{Mutex, TryLockError};
-use std::time::Instant;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList};
 
-use crate::tokenizer::warm::{read_lines_by, Gate};
 use crate::tokenizer::Tokenizer;
 
 /// One encoding's shared ints, indexed by id: at most one int per vocabulary entry.
-struct Ints {
-    table: Vec<Option<Py<PyInt>>>,
-    /// When the last large list ended (`warm.rs`).
-    gate: Gate,
-}
+type Ints = Vec<Option<Py<PyInt>>>;
 
-static INTS: [Mutex<Ints>; 3] = [const {
-    Mutex::new(Ints {
-        table: Vec::new(),
-        gate: Gate::new(),
-    })
-}; 3];
+static INTS: [Mutex<Ints>; 3] = [const { Mutex::new(Vec::new()) }; 3];
 
 /// `ids` (ids of `tokenizer`) as a list of ints. The caller holds the GIL, so the lock is
 /// only ever busy if making the list starts a garbage collection whose callback encodes
@@ -37,22 +26,14 @@ pub(crate) fn id_list<'py>(
     tokenizer: &Tokenizer,
     ids: &[u32],
 ) -> PyResult<Bound<'py, PyList>> {
-    let mut ints = match INTS[tokenizer.encoding() as usize].try_lock() {
+    let mut table = match INTS[tokenizer.encoding() as usize].try_lock() {
         Ok(ints) => ints,
         Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
         Err(TryLockError::WouldBlock) => return PyList::new(py, ids),
     };
-    let Ints { table, gate } = &mut *ints;
     let vocab = tokenizer.engine().num_tokens();
     if table.len() < vocab {
         table.resize_with(vocab, || None);
-    }
-    // A list of a sixteenth of the vocabulary's size or more reads most of the table's
-    // lines (1.6 MB for o200k): read in order when other work may have pushed them out
-    // (`make bench-ab AB_ARGS="--op encode_list"`: 1.01-1.04× on 100 KB documents).
-    let large = ids.len() >= vocab / 16;
-    if large && gate.cold(Instant::now()) {
-        read_lines_by(table, Option::is_some);
     }
     // The references first, then the list. On a first pass the slots miss the CPU's
     // caches; filled in the same loop as the list, whose calls take room in the CPU's
@@ -66,9 +47,6 @@ pub(crate) fn id_list<'py>(
             None => to_int(py, id),
         })
         .collect();
-    if large {
-        gate.large_call_ended(Instant::now());
-    }
     PyList::new(py, refs)
 }
 

@@ -44,14 +44,21 @@ pub(crate) const SHORT_PIECE: usize = 4096;
 pub(crate) struct Engine {
     tables: Tables,
     long: OnceLock<Option<Long>>,
+    /// Which of a thread's memos serves this engine (`memo::ENGINES`).
+    memo_slot: usize,
 }
 
 impl Engine {
-    pub(crate) fn new(tables: &'static [u8]) -> Self {
+    pub(crate) fn new(tables: &'static [u8], memo_slot: usize) -> Self {
         Engine {
             tables: Tables::parse(tables),
             long: OnceLock::new(),
+            memo_slot,
         }
+    }
+
+    pub(crate) fn memo_slot(&self) -> usize {
+        self.memo_slot
     }
 
     pub(crate) fn num_tokens(&self) -> usize {

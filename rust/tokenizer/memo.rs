@@ -20,13 +20,12 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::time::Instant;
 
 use foldhash::fast::RandomState;
 
 use super::engine::Engine;
 use super::table_hash::{hash_bytes, prefix_word_at};
-use super::warm::{read_in_order, Gate};
+use super::warm::read_in_order;
 
 /// Memo entries kept before the memo is emptied.
 pub(crate) const MEMO_CAPACITY: usize = 1 << 15;
@@ -81,8 +80,6 @@ pub(crate) struct Memo {
     mid: Vec<[u64; 3]>,
     /// Vocabulary lookups left in this call before the tables are read (0: read).
     misses_left: u32,
-    /// When the last call that reached `WARM_AFTER` on this thread ended.
-    gate: Gate,
 }
 
 /// Piece -> range of its tokens in `store`.
@@ -95,22 +92,28 @@ struct Kept {
     seen: Vec<u32>,
 }
 
+/// The embedded engines (cl100k's serves both of its splits). Each has a memo of its own
+/// on every thread, made when the thread first uses it, so a thread that switches
+/// encodings keeps both warm: at most `ENGINES` memos of about 4 MB per thread.
+pub(crate) const ENGINES: usize = 2;
+
 thread_local! {
-    static MEMO: RefCell<Memo> = RefCell::new(Memo::new());
+    static MEMOS: [RefCell<Option<Memo>>; ENGINES] = const { [RefCell::new(None), RefCell::new(None)] };
 }
 
 /// Runs `f` with this thread's memo for `engine`, or with a fresh one when the
 /// thread's memo is already in use (a caller's callback tokenizing again).
 pub(crate) fn with_memo<R>(engine: &Engine, f: impl FnOnce(&mut Memo) -> R) -> R {
-    let free = MEMO
-        .try_with(|cell| cell.try_borrow_mut().is_ok())
+    let slot = engine.memo_slot();
+    let free = MEMOS
+        .try_with(|memos| memos[slot].try_borrow_mut().is_ok())
         .unwrap_or(false);
     if free {
-        MEMO.with_borrow_mut(|memo| {
+        MEMOS.with(|memos| {
+            let mut memo = memos[slot].borrow_mut();
+            let memo = memo.get_or_insert_with(Memo::new);
             memo.serve(engine);
-            let result = f(memo);
-            memo.finish();
-            result
+            f(memo)
         })
     } else {
         let mut memo = Memo::new();
@@ -133,7 +136,6 @@ impl Memo {
             short: vec![SHORT_EMPTY; SHORT_SLOTS],
             mid: vec![MID_EMPTY; MID_SLOTS],
             misses_left: WARM_AFTER,
-            gate: Gate::new(),
         }
     }
 
@@ -187,25 +189,14 @@ impl Memo {
         }
     }
 
-    /// Reads the engine's lookup tables and this memo's caches in order, unless the last
-    /// call that reached `WARM_AFTER` ended too recently to have lost them (`warm.rs`).
+    /// Reads the engine's lookup tables and this memo's caches in order (`warm.rs`).
     #[cold]
     #[inline(never)]
     fn warm(&mut self, engine: &Engine) {
-        if !self.gate.cold(Instant::now()) {
-            return;
-        }
         engine.warm_tables();
         read_in_order(&self.short);
         read_in_order(&self.mid);
         read_in_order(&self.kept.seen);
-    }
-
-    /// Ends a call: notes the time if the call reached `WARM_AFTER`.
-    fn finish(&mut self) {
-        if self.misses_left == 0 {
-            self.gate.large_call_ended(Instant::now());
-        }
     }
 
     /// The tokens of a piece of up to eight bytes, through `short`.
@@ -388,10 +379,32 @@ mod tests {
         }
     }
 
+    /// Each engine has its own memo on a thread: a call on the other engine leaves it.
+    #[test]
+    fn a_thread_keeps_a_memo_per_engine() {
+        let kept = |slot: usize| {
+            MEMOS.with(|m| {
+                m[slot]
+                    .borrow()
+                    .as_ref()
+                    .map_or(0, |memo| memo.kept.ranges.len())
+            })
+        };
+        let cl100k = Encoding::Cl100kBase.load().unwrap();
+        let o200k = Encoding::O200kBase.load().unwrap();
+        let text = "antidisestablishmentarianism ".repeat(3);
+        cl100k.count(&text);
+        let before = kept(cl100k.engine().memo_slot());
+        assert!(before > 0, "a piece seen twice is kept");
+        o200k.count(&text);
+        assert!(kept(o200k.engine().memo_slot()) > 0);
+        assert_eq!(kept(cl100k.engine().memo_slot()), before);
+        assert_ne!(cl100k.engine().memo_slot(), o200k.engine().memo_slot());
+    }
+
     /// A call counts its vocabulary lookups, from `WARM_AFTER` down to zero (where the
     /// tables are read in order) and no further, on each of the three paths to a lookup;
-    /// pieces `short` and `mid` answer do not count, and the next call starts again. Only
-    /// a call that got to zero is noted as large, which spares the next one the read.
+    /// pieces `short` and `mid` answer do not count, and the next call starts again.
     #[test]
     fn vocabulary_lookups_count_down_once_per_call() {
         let engine = Encoding::O200kBase.load().unwrap().engine();
@@ -437,11 +450,6 @@ mod tests {
         }
         let left = WARM_AFTER - half as u32;
         assert_eq!(memo.misses_left, left);
-        memo.finish();
-        assert!(
-            memo.gate.cold(Instant::now()),
-            "a call short of zero is not noted"
-        );
         for &piece in &short[..half] {
             assert_eq!(ask(&mut memo, piece), left, "answered by `short`");
         }
@@ -453,9 +461,6 @@ mod tests {
             ask(&mut memo, piece);
         }
         assert_eq!(memo.misses_left, 0);
-        let before = Instant::now();
-        memo.finish();
-        assert!(!memo.gate.cold(before), "a call that got to zero is noted");
         memo.serve(engine);
         assert_eq!(memo.misses_left, WARM_AFTER);
     }

@@ -61,16 +61,12 @@ pub struct Tokenizer {
 }
 
 static CL100K_ENGINE: LazyLock<Engine> = LazyLock::new(|| {
-    Engine::new(include_bytes!(concat!(
-        env!("OUT_DIR"),
-        "/cl100k_base.tables"
-    )))
+    let tables = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.tables"));
+    Engine::new(tables, 0)
 });
 static O200K_ENGINE: LazyLock<Engine> = LazyLock::new(|| {
-    Engine::new(include_bytes!(concat!(
-        env!("OUT_DIR"),
-        "/o200k_base.tables"
-    )))
+    let tables = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.tables"));
+    Engine::new(tables, 1)
 });
 
 const CL100K_SPECIALS: &[&str] = &[
@@ -85,7 +81,7 @@ static CL100K: LazyLock<Result<Tokenizer>> = LazyLock::new(|| {
     Ok(Tokenizer {
         encoding: Encoding::Cl100kBase,
         engine: &CL100K_ENGINE,
-        pre: Pretokenizer::load(Split::Cl100k)?,
+        pre: Pretokenizer::new(Split::Cl100k),
         specials: CL100K_SPECIALS,
     })
 });
@@ -94,7 +90,7 @@ static CL100K_JS: LazyLock<Result<Tokenizer>> = LazyLock::new(|| {
     Ok(Tokenizer {
         encoding: Encoding::Cl100kJs,
         engine: &CL100K_ENGINE,
-        pre: Pretokenizer::load(Split::Cl100kJs)?,
+        pre: Pretokenizer::new(Split::Cl100kJs),
         specials: CL100K_SPECIALS,
     })
 });
@@ -103,7 +99,7 @@ static O200K: LazyLock<Result<Tokenizer>> = LazyLock::new(|| {
     Ok(Tokenizer {
         encoding: Encoding::O200kBase,
         engine: &O200K_ENGINE,
-        pre: Pretokenizer::load(Split::O200k)?,
+        pre: Pretokenizer::new(Split::O200k),
         specials: &["<|endoftext|>", "<|endofprompt|>"],
     })
 });

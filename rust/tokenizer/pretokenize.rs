@@ -1,8 +1,8 @@
 //! Pre-tokenization: tiktoken's split patterns, with hand-written paths for the common pieces.
 //!
 //! The patterns (`patterns.rs`) are compiled at build time into dense DFAs, stored
-//! deflated and inflated once per process when a split is first used (no regex is
-//! compiled at run time); tiktoken's look-ahead `\s+(?!\S)` is a second pattern
+//! deflated and inflated once per process when a piece first needs one (no regex is
+//! compiled at run time; ASCII text never needs one); tiktoken's look-ahead `\s+(?!\S)` is a second pattern
 //! `\s+\s` whose last character is dropped, so the whole split runs on a DFA.
 //!
 //! Most text is ASCII, where every class the cl100k pattern asks about is a
@@ -22,17 +22,32 @@ use std::sync::OnceLock;
 use regex_automata::dfa::{dense, Automaton};
 use regex_automata::{Anchored, Input};
 
-use crate::error::{Error, Result};
-
 /// The split DFAs, deflated (`build.rs`).
 static CL100K_DFA: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k.dfa.deflate"));
 static O200K_DFA: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.dfa.deflate"));
 static CL100K_JS_DFA: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_js.dfa.deflate"));
 
-/// Each split's DFA bytes, inflated once per process and kept (4-aligned, as
-/// `dense::DFA::from_bytes` needs).
-static INFLATED: [OnceLock<Option<&'static [u8]>>; 3] =
-    [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+/// Each split's DFA, inflated when a piece first needs it and kept: inflating takes 2-4 ms,
+/// most of a process's first `count()` when it was done at load.
+static DFAS: [OnceLock<Option<Dfa>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+
+type Dfa = dense::DFA<&'static [u32]>;
+
+/// `split`'s DFA; `None` only if the build script's bytes do not load, which the unit
+/// test `every_split_dfa_loads` rules out for every build.
+fn dfa(split: Split) -> Option<&'static Dfa> {
+    let (packed, slot) = match split {
+        Split::Cl100k => (CL100K_DFA, 0),
+        Split::O200k => (O200K_DFA, 1),
+        Split::Cl100kJs => (CL100K_JS_DFA, 2),
+    };
+    DFAS[slot]
+        .get_or_init(|| {
+            let bytes = inflate_aligned(packed)?;
+            dense::DFA::from_bytes(bytes).ok().map(|(dfa, _)| dfa)
+        })
+        .as_ref()
+}
 
 fn inflate_aligned(packed: &[u8]) -> Option<&'static [u8]> {
     let raw = miniz_oxide::inflate::decompress_to_vec(packed).ok()?;
@@ -58,7 +73,7 @@ pub(crate) enum Split {
 
 /// Splits text into the pieces tiktoken encodes one by one.
 pub struct Pretokenizer {
-    dfa: dense::DFA<&'static [u32]>,
+    split: Split,
     fast: Fast,
 }
 
@@ -72,30 +87,14 @@ enum Fast {
 }
 
 impl Pretokenizer {
-    /// The split's DFA (cl100k's with the ASCII fast path; ASCII white space is the same
-    /// set for JavaScript).
-    ///
-    /// # Errors
-    /// Only if the build script's DFA does not load (a unit test loads every one).
-    pub(crate) fn load(split: Split) -> Result<Self> {
-        let (packed, fast, slot) = match split {
-            Split::Cl100k => (CL100K_DFA, Fast::Cl100k, 0),
-            Split::O200k => (O200K_DFA, Fast::O200k, 1),
-            Split::Cl100kJs => (CL100K_JS_DFA, Fast::Cl100k, 2),
+    /// The split (cl100k's with the ASCII fast path; ASCII white space is the same set for
+    /// JavaScript). Its DFA is read when a piece first needs it.
+    pub(crate) fn new(split: Split) -> Self {
+        let fast = match split {
+            Split::Cl100k | Split::Cl100kJs => Fast::Cl100k,
+            Split::O200k => Fast::O200k,
         };
-        let bytes = INFLATED[slot]
-            .get_or_init(|| inflate_aligned(packed))
-            .ok_or_else(|| Error::InvalidConfig {
-                field: "pretokenizer DFA",
-                value: "a deflate stream that does not inflate".to_owned(),
-                expected: "the DFA the build script serialized",
-            })?;
-        let (dfa, _) = dense::DFA::from_bytes(bytes).map_err(|e| Error::InvalidConfig {
-            field: "pretokenizer DFA",
-            value: e.to_string(),
-            expected: "the DFA the build script serialized",
-        })?;
-        Ok(Pretokenizer { dfa, fast })
+        Pretokenizer { split, fast }
     }
 
     /// Calls `f(start, end)` for every piece, in order; the pieces tile `text`.
@@ -134,7 +133,8 @@ impl Pretokenizer {
     pub(crate) fn regex_piece(&self, text: &str, at: usize) -> usize {
         let input = Input::new(text).range(at..).anchored(Anchored::Yes);
         // A search fails only on quit bytes, which these DFAs do not have.
-        match self.dfa.try_search_fwd(&input).ok().flatten() {
+        let found = dfa(self.split).and_then(|d| d.try_search_fwd(&input).ok().flatten());
+        match found {
             Some(m) if m.pattern().as_usize() == 1 => {
                 // Drop the look-ahead character; `\s+\s` always leaves one behind.
                 let last = text[..m.offset()]
@@ -464,6 +464,14 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The DFAs load lazily, where a failure could not be reported: every one must load.
+    #[test]
+    fn every_split_dfa_loads() {
+        for split in [Split::Cl100k, Split::O200k, Split::Cl100kJs] {
+            assert!(dfa(split).is_some(), "{split:?}");
+        }
+    }
+
     fn pieces(pre: &Pretokenizer, text: &str) -> Vec<String> {
         let mut out = Vec::new();
         pre.for_each_piece(text, |a, b| out.push(text[a..b].to_owned()));
@@ -483,7 +491,7 @@ mod tests {
 
     #[test]
     fn known_splits() {
-        let pre = Pretokenizer::load(Split::Cl100k).unwrap();
+        let pre = Pretokenizer::new(Split::Cl100k);
         assert_eq!(
             pieces(&pre, "Hello world's  end\n\n  x 123456"),
             vec!["Hello", " world", "'s", " ", " end", "\n\n", " ", " x", " ", "123", "456"]
@@ -495,11 +503,11 @@ mod tests {
 
     #[test]
     fn matches_bpe_openai_split() {
-        let pre = Pretokenizer::load(Split::Cl100k).unwrap();
+        let pre = Pretokenizer::new(Split::Cl100k);
         let text = "It's 2024!\r\n\tNaïve café—ſtraße 'ſ 你好 😀\u{a0}x  \u{3000}y\u{85}z";
         let theirs: Vec<&str> = bpe_openai::cl100k_base().split(text).collect();
         assert_eq!(pieces(&pre, text), theirs);
-        let o200k = Pretokenizer::load(Split::O200k).unwrap();
+        let o200k = Pretokenizer::new(Split::O200k);
         let theirs: Vec<&str> = bpe_openai::o200k_base().split(text).collect();
         assert_eq!(pieces(&o200k, text), theirs);
     }
@@ -509,7 +517,7 @@ mod tests {
         fn fast_path_equals_regex(
             text in "[ -~\t\n\r\u{b}\u{c}]{0,40}|[a-z' \n\r\t0-9.é你ſK\u{a0}\u{3000}\u{85}²]{0,40}"
         ) {
-            let pre = Pretokenizer::load(Split::Cl100k).unwrap();
+            let pre = Pretokenizer::new(Split::Cl100k);
             prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
         }
 
@@ -522,13 +530,13 @@ mod tests {
 
         #[test]
         fn fast_path_equals_regex_on_ascii_controls(text in "[\\x00-\\x7f]{0,40}") {
-            let pre = Pretokenizer::load(Split::Cl100k).unwrap();
+            let pre = Pretokenizer::new(Split::Cl100k);
             prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
         }
 
         #[test]
         fn fast_path_equals_regex_on_any_text(text in "\\PC{0,30}") {
-            for pre in [Pretokenizer::load(Split::Cl100k).unwrap(), Pretokenizer::load(Split::Cl100kJs).unwrap()] {
+            for pre in [Pretokenizer::new(Split::Cl100k), Pretokenizer::new(Split::Cl100kJs)] {
                 prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
             }
         }
@@ -539,7 +547,7 @@ mod tests {
         ) {
             // Three-byte letters, numbers (full-width digits, Ⅻ) and others (marks,
             // punctuation, separators) next to ASCII and to characters of other lengths.
-            for pre in [Pretokenizer::load(Split::Cl100k).unwrap(), Pretokenizer::load(Split::Cl100kJs).unwrap()] {
+            for pre in [Pretokenizer::new(Split::Cl100k), Pretokenizer::new(Split::Cl100kJs)] {
                 prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
             }
         }
@@ -548,7 +556,7 @@ mod tests {
         fn o200k_fast_path_equals_regex(
             text in "[ -~\t\n\r\u{b}\u{c}]{0,40}|[a-zA-Z' \n\r\t0-9./é你ſK\u{a0}\u{3000}\u{85}²\u{301}]{0,40}|[sStTlLrReEvVmMdD' A]{0,20}"
         ) {
-            let pre = Pretokenizer::load(Split::O200k).unwrap();
+            let pre = Pretokenizer::new(Split::O200k);
             prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
         }
 
@@ -556,19 +564,19 @@ mod tests {
         fn o200k_letter_path_equals_regex(
             text in "[你好的是しーカ한국ａＺ０１２ab9 'A\t\r\n，。「」\u{3099}\u{302a}\u{2028}\u{3000}\u{feff}é😀Ⅻ々ー]{0,40}"
         ) {
-            let pre = Pretokenizer::load(Split::O200k).unwrap();
+            let pre = Pretokenizer::new(Split::O200k);
             prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
         }
 
         #[test]
         fn o200k_fast_path_equals_regex_on_any_text(text in "\\PC{0,30}|[\\x00-\\x7f]{0,40}") {
-            let pre = Pretokenizer::load(Split::O200k).unwrap();
+            let pre = Pretokenizer::new(Split::O200k);
             prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
         }
 
         #[test]
         fn js_fast_path_equals_regex(text in "[a-z' \n\r\t0-9.ſ\u{a0}\u{3000}\u{85}\u{feff}]{0,40}") {
-            let pre = Pretokenizer::load(Split::Cl100kJs).unwrap();
+            let pre = Pretokenizer::new(Split::Cl100kJs);
             prop_assert_eq!(pieces(&pre, &text), regex_only(&pre, &text));
         }
     }
