@@ -2,8 +2,8 @@
 per language, on real code this machine already has, which no test or tuning read.
 
 - Python: the standard library's sources; Rust: the crates in the cargo registry;
-  JavaScript: npm's own sources; Java: the JDK's ``src.zip``; C: the C files of the crates
-  in the cargo registry (tree-sitter's runtime, zstd, ...).
+  JavaScript: npm's own sources; Java: the JDK's ``src.zip``; Go: Debian's ``golang-src``;
+  C: the C files of the crates in the cargo registry (tree-sitter's runtime, zstd, ...).
 - Peers, where installed: text-splitter's ``CodeSplitter`` with a cl100k counter
   (``semantic-text-splitter``), astchunk (non-space characters; Python and Java here),
   LlamaIndex's ``CodeSplitter`` (characters; given a parser, so it downloads nothing).
@@ -53,6 +53,11 @@ def _npm() -> list[Path]:
     return sorted(p for r in roots if r.exists() for p in (r / "lib").rglob("*.js"))
 
 
+def _go() -> list[Path]:
+    # Debian's golang-*-src (apt-get install golang-src); absent elsewhere.
+    return sorted(Path("/usr/share").glob("go-*/src/**/*.go"))
+
+
 def _jdk() -> list[tuple[str, str]]:
     for z in sorted(Path("/usr/lib/jvm").glob("*/lib/src.zip")):
         with zipfile.ZipFile(z) as f:
@@ -66,6 +71,7 @@ SOURCES: dict[str, Callable[[], list[Any]]] = {
     "rust": lambda: _registry(".rs"),
     "javascript": _npm,
     "java": _jdk,
+    "go": _go,
     "c": lambda: _registry(".c"),
 }
 
