@@ -58,7 +58,9 @@ WHEEL_TARGET_DIR ?= $(if $(CARGO_TARGET_DIR),$(abspath $(CARGO_TARGET_DIR))-whee
 wheel: sdist
 	$(PY) -m pip install -q "ziglang>=0.13,<0.18" "auditwheel>=6.1,<7"
 	rm -rf target/wheels
-	tar -xzf target/sdist/ferrochunk-*.tar.gz -C target/sdist
+	# -m: files dated now, not the sdist's fixed dates, or cargo would take the last
+	# build in WHEEL_TARGET_DIR for this source and ship it stale.
+	tar -xzmf target/sdist/ferrochunk-*.tar.gz -C target/sdist
 	cd target/sdist/ferrochunk-*/ && PATH="$(abspath $(BIN)):$$PATH" CARGO_TARGET_DIR=$(WHEEL_TARGET_DIR) \
 		$(abspath $(BIN))/maturin build --release -q --zig --compatibility manylinux2014 \
 		-o $(CURDIR)/target/wheels

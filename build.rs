@@ -4,9 +4,9 @@
 //! to id, one from (left id, right id) to the id of the joined bytes (every split of every
 //! token into two tokens: BPE's merge ranks), and the rank of every byte pair.
 //! Written little-endian to `$OUT_DIR/<name>.tables`; `rust/tokenizer/tables.rs` reads it.
-//! The split patterns (`rust/tokenizer/patterns.rs`) are compiled into dense DFAs and
-//! serialized, deflated, to `$OUT_DIR/<split>.dfa.deflate`, so no process compiles a
-//! Unicode regex.
+//! The split patterns (`rust/tokenizer/patterns.rs`) are compiled into DFAs and
+//! serialized twice, dense and deflated to `$OUT_DIR/<split>.dfa.deflate` and sparse to
+//! `$OUT_DIR/<split>.sparse.dfa`, so no process compiles a Unicode regex.
 
 use std::collections::{HashMap, HashSet};
 use std::error::Error;
@@ -459,10 +459,13 @@ fn write_dfas(out: &Path) -> Result<(), Box<dyn Error>> {
             )
             .build_many(&split)?;
         // A dense DFA is mostly repeated rows: deflated it is 1-2 % of its size, and
-        // inflating it on load takes a few milliseconds.
+        // inflating it takes a few milliseconds. The sparse form (67-116 KB) is read in
+        // place, for a process's first pieces (`pretokenize.rs`).
         let (bytes, pad) = dfa.to_bytes_little_endian();
         let packed = miniz_oxide::deflate::compress_to_vec(&bytes[pad..], 9);
         std::fs::write(out.join(format!("{name}.dfa.deflate")), packed)?;
+        let sparse = dfa.to_sparse()?.to_bytes_little_endian();
+        std::fs::write(out.join(format!("{name}.sparse.dfa")), sparse)?;
     }
     Ok(())
 }

@@ -1,8 +1,9 @@
 //! Pre-tokenization: tiktoken's split patterns, with hand-written paths for the common pieces.
 //!
-//! The patterns (`patterns.rs`) are compiled at build time into dense DFAs, stored
-//! deflated and inflated once per process when a piece first needs one (no regex is
-//! compiled at run time; ASCII text never needs one); tiktoken's look-ahead `\s+(?!\S)` is a second pattern
+//! The patterns (`patterns.rs`) are compiled at build time into DFAs (no regex is
+//! compiled at run time): a process reads its first pieces that need one with the sparse
+//! form, read in place, and inflates the faster dense form once it has read
+//! `SPARSE_PIECES` of them (ASCII text never needs either); tiktoken's look-ahead `\s+(?!\S)` is a second pattern
 //! `\s+\s` whose last character is dropped, so the whole split runs on a DFA.
 //!
 //! Most text is ASCII, where every class the cl100k pattern asks about is a
@@ -17,36 +18,76 @@
 //! caller's loop (`spaced_word`), its letters read eight bytes at a time. The fast paths
 //! are checked against the DFA by property tests, and the DFA against tiktoken.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
-use regex_automata::dfa::{dense, Automaton};
-use regex_automata::{Anchored, Input};
+use regex_automata::dfa::{dense, sparse, Automaton};
+use regex_automata::{Anchored, HalfMatch, Input};
 
-/// The split DFAs, deflated (`build.rs`).
-static CL100K_DFA: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k.dfa.deflate"));
-static O200K_DFA: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.dfa.deflate"));
-static CL100K_JS_DFA: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_js.dfa.deflate"));
+/// Each split's DFA (`build.rs`, in `Split` order): dense and deflated, and sparse.
+static DENSE: [&[u8]; 3] = [
+    include_bytes!(concat!(env!("OUT_DIR"), "/cl100k.dfa.deflate")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/o200k.dfa.deflate")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_js.dfa.deflate")),
+];
+static SPARSE: [&[u8]; 3] = [
+    include_bytes!(concat!(env!("OUT_DIR"), "/cl100k.sparse.dfa")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/o200k.sparse.dfa")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_js.sparse.dfa")),
+];
 
-/// Each split's DFA, inflated when a piece first needs it and kept: inflating takes 2-4 ms,
-/// most of a process's first `count()` when it was done at load.
-static DFAS: [OnceLock<Option<Dfa>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+/// Pieces a process reads with a split's sparse DFA before it inflates the dense one.
+/// Inflating takes 2-4 ms (1.6-2.1 MB of fresh pages), which was most of a process's first
+/// `count()` at load; the sparse form is read in place (0.5 ms to check it) but searches
+/// 22 % slower on Chinese, so it serves only the first few KB of such text (4,096 pieces
+/// cost 4-6 % on a 3 MB Chinese first pass).
+const SPARSE_PIECES: u32 = 256;
 
-type Dfa = dense::DFA<&'static [u32]>;
+/// A split's two DFAs, each loaded when first needed.
+struct Automata {
+    sparse: OnceLock<Option<sparse::DFA<&'static [u8]>>>,
+    dense: OnceLock<Option<dense::DFA<&'static [u32]>>>,
+    sparse_pieces: AtomicU32,
+}
 
-/// `split`'s DFA; `None` only if the build script's bytes do not load, which the unit
-/// test `every_split_dfa_loads` rules out for every build.
-fn dfa(split: Split) -> Option<&'static Dfa> {
-    let (packed, slot) = match split {
-        Split::Cl100k => (CL100K_DFA, 0),
-        Split::O200k => (O200K_DFA, 1),
-        Split::Cl100kJs => (CL100K_JS_DFA, 2),
-    };
-    DFAS[slot]
-        .get_or_init(|| {
-            let bytes = inflate_aligned(packed)?;
-            dense::DFA::from_bytes(bytes).ok().map(|(dfa, _)| dfa)
-        })
-        .as_ref()
+static AUTOMATA: [Automata; 3] = [const {
+    Automata {
+        sparse: OnceLock::new(),
+        dense: OnceLock::new(),
+        sparse_pieces: AtomicU32::new(0),
+    }
+}; 3];
+
+impl Automata {
+    /// The anchored search for the piece at the start of `input`. `None` only if the
+    /// build script's bytes do not load, which `every_split_dfa_loads` rules out.
+    fn search(&self, split: Split, input: &Input<'_>) -> Option<HalfMatch> {
+        // A search fails only on quit bytes, which these DFAs do not have.
+        if let Some(dense) = self.dense.get() {
+            return dense.as_ref()?.try_search_fwd(input).ok().flatten();
+        }
+        if self.sparse_pieces.fetch_add(1, Ordering::Relaxed) >= SPARSE_PIECES {
+            return self.dense(split)?.try_search_fwd(input).ok().flatten();
+        }
+        self.sparse(split)?.try_search_fwd(input).ok().flatten()
+    }
+
+    fn sparse(&self, split: Split) -> Option<&sparse::DFA<&'static [u8]>> {
+        let bytes = SPARSE[split as usize];
+        self.sparse
+            .get_or_init(|| sparse::DFA::from_bytes(bytes).ok().map(|(dfa, _)| dfa))
+            .as_ref()
+    }
+
+    fn dense(&self, split: Split) -> Option<&dense::DFA<&'static [u32]>> {
+        let packed = DENSE[split as usize];
+        self.dense
+            .get_or_init(|| {
+                let bytes = inflate_aligned(packed)?;
+                dense::DFA::from_bytes(bytes).ok().map(|(dfa, _)| dfa)
+            })
+            .as_ref()
+    }
 }
 
 fn inflate_aligned(packed: &[u8]) -> Option<&'static [u8]> {
@@ -132,9 +173,7 @@ impl Pretokenizer {
     /// The piece starting at `at`, by the DFA.
     pub(crate) fn regex_piece(&self, text: &str, at: usize) -> usize {
         let input = Input::new(text).range(at..).anchored(Anchored::Yes);
-        // A search fails only on quit bytes, which these DFAs do not have.
-        let found = dfa(self.split).and_then(|d| d.try_search_fwd(&input).ok().flatten());
-        match found {
+        match AUTOMATA[self.split as usize].search(self.split, &input) {
             Some(m) if m.pattern().as_usize() == 1 => {
                 // Drop the look-ahead character; `\s+\s` always leaves one behind.
                 let last = text[..m.offset()]
@@ -468,8 +507,26 @@ mod tests {
     #[test]
     fn every_split_dfa_loads() {
         for split in [Split::Cl100k, Split::O200k, Split::Cl100kJs] {
-            assert!(dfa(split).is_some(), "{split:?}");
+            let automata = &AUTOMATA[split as usize];
+            assert!(automata.sparse(split).is_some(), "{split:?} sparse");
+            assert!(automata.dense(split).is_some(), "{split:?} dense");
         }
+    }
+
+    fn both_forms(split: Split, text: &str, at: usize) -> (Option<HalfMatch>, Option<HalfMatch>) {
+        let automata = &AUTOMATA[split as usize];
+        let input = Input::new(text).range(at..).anchored(Anchored::Yes);
+        let sparse = automata
+            .sparse(split)
+            .unwrap()
+            .try_search_fwd(&input)
+            .unwrap();
+        let dense = automata
+            .dense(split)
+            .unwrap()
+            .try_search_fwd(&input)
+            .unwrap();
+        (sparse, dense)
     }
 
     fn pieces(pre: &Pretokenizer, text: &str) -> Vec<String> {
@@ -513,6 +570,17 @@ mod tests {
     }
 
     proptest! {
+        /// The sparse and the dense form of each split find the same piece everywhere.
+        #[test]
+        fn sparse_equals_dense(text in "\\PC{0,30}|[a-z' \n\r\t0-9.é你，。ſK\u{a0}\u{3000}\u{85}²😀]{0,40}") {
+            for split in [Split::Cl100k, Split::O200k, Split::Cl100kJs] {
+                for (at, _) in text.char_indices() {
+                    let (sparse, dense) = both_forms(split, &text, at);
+                    prop_assert_eq!(sparse, dense, "{:?} at {}", split, at);
+                }
+            }
+        }
+
         #[test]
         fn fast_path_equals_regex(
             text in "[ -~\t\n\r\u{b}\u{c}]{0,40}|[a-z' \n\r\t0-9.é你ſK\u{a0}\u{3000}\u{85}²]{0,40}"
