@@ -77,31 +77,25 @@ const CL100K_SPECIALS: &[&str] = &[
     "<|endofprompt|>",
 ];
 
-static CL100K: LazyLock<Result<Tokenizer>> = LazyLock::new(|| {
-    Ok(Tokenizer {
-        encoding: Encoding::Cl100kBase,
-        engine: &CL100K_ENGINE,
-        pre: Pretokenizer::new(Split::Cl100k),
-        specials: CL100K_SPECIALS,
-    })
+static CL100K: LazyLock<Tokenizer> = LazyLock::new(|| Tokenizer {
+    encoding: Encoding::Cl100kBase,
+    engine: &CL100K_ENGINE,
+    pre: Pretokenizer::new(Split::Cl100k),
+    specials: CL100K_SPECIALS,
 });
 
-static CL100K_JS: LazyLock<Result<Tokenizer>> = LazyLock::new(|| {
-    Ok(Tokenizer {
-        encoding: Encoding::Cl100kJs,
-        engine: &CL100K_ENGINE,
-        pre: Pretokenizer::new(Split::Cl100kJs),
-        specials: CL100K_SPECIALS,
-    })
+static CL100K_JS: LazyLock<Tokenizer> = LazyLock::new(|| Tokenizer {
+    encoding: Encoding::Cl100kJs,
+    engine: &CL100K_ENGINE,
+    pre: Pretokenizer::new(Split::Cl100kJs),
+    specials: CL100K_SPECIALS,
 });
 
-static O200K: LazyLock<Result<Tokenizer>> = LazyLock::new(|| {
-    Ok(Tokenizer {
-        encoding: Encoding::O200kBase,
-        engine: &O200K_ENGINE,
-        pre: Pretokenizer::new(Split::O200k),
-        specials: &["<|endoftext|>", "<|endofprompt|>"],
-    })
+static O200K: LazyLock<Tokenizer> = LazyLock::new(|| Tokenizer {
+    encoding: Encoding::O200kBase,
+    engine: &O200K_ENGINE,
+    pre: Pretokenizer::new(Split::O200k),
+    specials: &["<|endoftext|>", "<|endofprompt|>"],
 });
 
 impl std::fmt::Debug for Tokenizer {
@@ -150,15 +144,14 @@ impl Encoding {
     /// The ready tokenizer, built on first use and shared afterwards.
     ///
     /// # Errors
-    /// [`Error::InvalidConfig`] if a built-in split pattern failed to compile, which
-    /// the unit tests rule out; it is reported rather than replaced by another split.
+    /// None today: the tables and split DFAs are read in place and checked by unit tests
+    /// (`every_split_dfa_loads`). The `Result` keeps room for an encoding that can fail.
     pub fn load(self) -> Result<&'static Tokenizer> {
-        let cell = match self {
+        Ok(match self {
             Encoding::Cl100kBase => &CL100K,
             Encoding::O200kBase => &O200K,
             Encoding::Cl100kJs => &CL100K_JS,
-        };
-        cell.as_ref().map_err(Clone::clone)
+        })
     }
 }
 

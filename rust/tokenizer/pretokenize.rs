@@ -3,8 +3,9 @@
 //! The patterns (`patterns.rs`) are compiled at build time into DFAs (no regex is
 //! compiled at run time): a process reads its first pieces that need one with the sparse
 //! form, read in place, and inflates the faster dense form once it has read
-//! `SPARSE_PIECES` of them (ASCII text never needs either); tiktoken's look-ahead `\s+(?!\S)` is a second pattern
-//! `\s+\s` whose last character is dropped, so the whole split runs on a DFA.
+//! `SPARSE_PIECES` of them (ASCII text never needs either). tiktoken's look-ahead
+//! `\s+(?!\S)` is a second pattern `\s+\s` whose last character is dropped, so the whole
+//! split runs on a DFA.
 //!
 //! Most text is ASCII, where every class the cl100k pattern asks about is a
 //! byte test. `ascii_piece` decides a piece from ASCII bytes alone and gives up
