@@ -73,6 +73,8 @@ wheel-smoke: wheel
 	ls target/wheels/ferrochunk-*-cp310-abi3-manylinux2014_*.manylinux_2_17_*.whl
 	$(BIN)/auditwheel show target/wheels/ferrochunk-*.whl | tr -s ' \n' ' ' | tee target/auditwheel.txt
 	grep -q 'consistent with the following platform tag: "manylinux_2_17_' target/auditwheel.txt
+	# tree-sitter's C runtime came with NDEBUG (.cargo/config.toml, shipped in the sdist).
+	unzip -p target/wheels/ferrochunk-*.whl 'ferrochunk/_native*' | (! grep -q __assert_fail)
 	bash scripts/smoke_install.sh target/wheels/ferrochunk-*.whl 20
 
 # The sdist installed by pip into a fresh virtualenv, as a user without a wheel installs it
