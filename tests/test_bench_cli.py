@@ -195,3 +195,43 @@ def test_small_documents_are_timed_over_a_megabyte():
     # One timed run reads the text 667 times (a megabyte), then the checks read it once.
     assert calls.count(text) == 667 + 1
     assert result.mb_per_s is not None
+
+
+def test_chunker_specs_are_rows_and_questions_add_recall_and_iou_where_offsets_are_exact(
+    tmp_path, capsys
+):
+    """`bench --chunker SPEC` (eval's syntax) and `--questions`: the metric columns fill
+    only the rows with exact offsets; a peer row shows none."""
+    text = "".join(f"Paragraph {i} says the code word is w{i}x{i * 7}.\n\n" for i in range(60))
+    (tmp_path / "doc.txt").write_text(text)
+    questions = [
+        {"question": f"code word w{i}x{i * 7}", "references": [{"doc": "doc.txt",
+         "text": f"the code word is w{i}x{i * 7}."}]}
+        for i in range(0, 60, 6)
+    ]  # fmt: skip
+    (tmp_path / "q.jsonl").write_text("\n".join(json.dumps(q) for q in questions))
+    report = tmp_path / "b.json"
+    code = main(
+        ["bench", str(tmp_path / "doc.txt"), "--chunker", "recursive:max_tokens=16",
+         "--chunkers", "langchain-token", "--questions", str(tmp_path / "q.jsonl"), "-k", "1",
+         "--repeat", "1", "--json", str(report)]
+    )  # fmt: skip
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "recall" in printed
+    assert "IoU" in printed
+    rows = {r["key"]: r for r in json.loads(report.read_text())["results"]}
+    assert set(rows) == {"recursive:max_tokens=16", "langchain-token"}
+    spec = rows["recursive:max_tokens=16"]
+    assert spec["first_mb_per_s"] > 0  # the fresh-process pass knows spec rows too
+    assert spec["recall"] == 1.0  # a 16-token chunk holds each answer sentence
+    assert 0 < spec["iou"] <= 1
+    assert rows["langchain-token"]["recall"] is None
+    assert rows["langchain-token"]["iou"] is None
+
+
+def test_a_bad_chunker_spec_or_code_among_specs_exits_2(capsys):
+    assert main(["bench", "--chunker", "recursive:max_tokens=0"]) == 2
+    assert "Recursive.max_tokens" in capsys.readouterr().err
+    assert main(["bench", "--chunker", "code", "--chunker", "windows:max_tokens=8"]) == 2
+    assert "--chunker code runs alone" in capsys.readouterr().err

@@ -22,6 +22,7 @@ from .config import (
 from .errors import FerrochunkError
 from .pipeline import chunk, chunk_file, chunk_items, chunk_many, chunk_spans, chunk_stream
 from .rules import config_from_mapping, config_to_mapping, from_parser_config, from_process_rule
+from .spec import config_from_spec, config_spec
 from .tokenizers import Tokenizer
 from .types import SPAN_COLUMNS, Chunk, Metadata, Spans
 
@@ -48,6 +49,8 @@ __all__ = [
     "chunk_spans",
     "chunk_stream",
     "config_from_mapping",
+    "config_from_spec",
+    "config_spec",
     "config_to_mapping",
     "from_parser_config",
     "from_process_rule",

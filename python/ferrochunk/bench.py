@@ -44,6 +44,7 @@ from .config import (
     TokenWindows,
 )
 from .pipeline import chunk_many
+from .spec import config_from_spec
 from .tokenizers import Tokenizer
 
 __all__ = ["KINDS", "Contender", "Result", "contenders", "run", "select"]
@@ -101,6 +102,10 @@ class Result:
     rows_cut: int | None = None
     heading_end: int | None = None
     peak_mb: float | None = None
+    recall: float | None = None
+    iou: float | None = None
+    """With questions (``bench --questions``): Chroma's recall and IoU at k, for the rows
+    with exact offsets (``ferrochunk.eval``)."""
     error: str | None = None
     skipped: str | None = None
 
@@ -452,6 +457,17 @@ def contenders(
     return select([replace(r, max_tokens=size, overlap=over) for r in rows], keys)
 
 
+def spec_row(spec: str, max_tokens: int = 0, overlap: int = 0) -> Contender:
+    """A native row for a chunker spec (``recursive:max_tokens=256``; ``ferrochunk.spec``)."""
+    config = config_from_spec(spec)
+    cap: int | None = getattr(config, "max_tokens", None)
+    if isinstance(config, SentenceWindows):
+        cap = config.safe_max
+    markdown = isinstance(config, Markdown)
+    return Contender(spec, f"ferrochunk {spec}", "native", _native(config), _chunk_pieces, cap,
+                     "", config, max_tokens, overlap, markdown=markdown)  # fmt: skip
+
+
 def select(rows: list[Contender], keys: Sequence[str] | None) -> list[Contender]:
     """The rows named by key or kind, in table order; an unknown name is a ``ValueError``."""
     if not keys:
@@ -523,7 +539,10 @@ def _child(
     """The child's side of :func:`_first_pass`."""
     with open(documents, encoding="utf-8") as f:
         texts = json.load(f)
-    (contender,) = contenders(max_tokens, overlap, [key], tokenizer)
+    if ":" in key:  # a chunker spec's row
+        contender = spec_row(key, max_tokens, overlap)
+    else:
+        (contender,) = contenders(max_tokens, overlap, [key], tokenizer)
     fn = contender.build()
     fn("A short warm-up, so that tables built on first use are not counted.")
     before = _status("VmRSS:")

@@ -2,6 +2,7 @@
 
 ferrochunk chunk [PATH ...]   chunk files, folders, stdin (-), JSONL or Parquet records
 ferrochunk bench [PATH ...]   every chunker side by side on your documents
+ferrochunk eval PATH ... --questions FILE   which chunker retrieves best on your documents
 ferrochunk --version
 """
 
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from .. import __version__
 from ..errors import FerrochunkError
 from . import bench as bench_cli
+from . import eval as eval_cli
 from .chunk import add_arguments, main_chunk
 from .sources import label
 
@@ -29,6 +31,7 @@ def parser() -> argparse.ArgumentParser:
             "  ferrochunk chunk big.txt --chunker windows --max-tokens 256 --overlap-tokens 32\n"
             "  ferrochunk chunk                            chunk the bundled sample to stdout\n"
             "  ferrochunk bench docs/ --plot bench.png     every chunker side by side on docs/\n"
+            "  ferrochunk eval docs/ --questions q.jsonl   which chunker retrieves best\n"
             "  ferrochunk COMMAND --help                   the options of a command"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -64,6 +67,18 @@ def parser() -> argparse.ArgumentParser:
     )
     bench_cli.add_arguments(bench)
     bench.set_defaults(run=bench_cli.main_bench)
+    evaluation = sub.add_parser(
+        "eval",
+        help="which chunker lets a retriever find the answers in your documents",
+        description=(
+            "Chunk the documents with each chunker, retrieve chunks for each question (BM25 "
+            "by default, offline), and score them against the answer spans: Chroma's recall, "
+            "precision and IoU, recall@k, MRR, with 95 % bootstrap intervals. Exit status: "
+            "0 on success, 2 for a usage error, a bad questions file or an unreadable input."
+        ),
+    )
+    eval_cli.add_arguments(evaluation)
+    evaluation.set_defaults(run=eval_cli.main_eval)
     return p
 
 

@@ -7,11 +7,12 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from .. import bench
 from ..errors import ConfigError
+from .reports import save_figure, write_report
 from .sources import Source, Unreadable, check_text, discover, read_records
 
 COLUMNS = [
@@ -33,10 +34,17 @@ MARKDOWN_COLUMNS = [
 ]
 
 
+# Shown with --questions.
+RETRIEVAL_COLUMNS = [("recall", "recall"), ("IoU", "iou")]
+
+
 def _columns(results: Sequence[bench.Result]) -> list[tuple[str, str]]:
+    columns = COLUMNS
     if any(r.code_cut is not None for r in results):
-        return COLUMNS[:-1] + MARKDOWN_COLUMNS + COLUMNS[-1:]
-    return COLUMNS
+        columns = COLUMNS[:-1] + MARKDOWN_COLUMNS + COLUMNS[-1:]
+    if any(r.recall is not None for r in results):
+        columns = columns + RETRIEVAL_COLUMNS
+    return columns
 
 
 LEGEND = (
@@ -54,7 +62,9 @@ LEGEND = (
     "code cut: fenced code blocks that fit the cap but no chunk holds whole; rows cut: table "
     "rows no chunk holds whole; ends on heading: chunks (but a document's last) whose last "
     "line is a section heading's (ferrochunk ends one there only when the heading and the "
-    "block after it fit apart but not together)."
+    "block after it fit apart but not together). recall, IoU (with --questions): Chroma's "
+    "scores at k over BM25 retrieval (ferrochunk eval; docs/eval.md), for the rows with "
+    "exact offsets."
 )
 
 
@@ -117,10 +127,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--list", action="store_true", help="list the chunkers and exit")
     p.add_argument(
         "--chunker",
-        choices=["code"],
-        help="code: the code chunkers (ferrochunk Code, text-splitter, astchunk, LlamaIndex) "
-        "beside tree-sitter's parse on your source files, with quality columns",
+        action="append",
+        metavar="SPEC|code",
+        help="a chunker spec such as recursive:max_tokens=256,overlap_tokens=25 to measure "
+        "(repeat it; with no --chunkers, only these run), or code: the code chunkers "
+        "(ferrochunk Code, text-splitter, astchunk, LlamaIndex) beside tree-sitter's parse on "
+        "your source files, with quality columns",
     )
+    p.add_argument(
+        "--questions",
+        metavar="FILE",
+        help="questions with answer spans (as ferrochunk eval takes them): adds recall and "
+        "IoU columns for the rows with exact offsets",
+    )
+    p.add_argument(
+        "-k", type=int, default=5, help="with --questions: chunks retrieved per question "
+        "(default 5, as Chroma's evaluation)"
+    )  # fmt: skip
     p.add_argument(
         "--language",
         metavar="NAME|auto",
@@ -179,6 +202,8 @@ def _cell(result: bench.Result, field: str) -> str:
         return f"{value:.1f}" if value < 100 else f"{value:.0f}"
     if field == "peak_mb":
         return f"{value:.2f}" if value < 10 else f"{value:.0f}"
+    if field in ("recall", "iou"):
+        return f"{value:.3f}"
     return f"{value:,}"
 
 
@@ -253,28 +278,44 @@ def _plot(results: Sequence[bench.Result], path: str, title: str) -> None:
     ax.set_title(title, fontsize=10)
     ax.margins(x=0.15)
     fig.tight_layout()
-    target = Path(path)
-    temp = target.with_name(f".{os.getpid()}.{target.name}")  # keeps the format suffix
-    fig.savefig(temp, dpi=120)
-    plt.close(fig)
-    os.replace(temp, target)
+    save_figure(fig, path)
 
 
-def _write(path: str, text: str) -> None:
-    """Written to a temporary file and renamed, so a failed run leaves the old file."""
-    target = Path(path)
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    temp.write_text(text, encoding="utf-8")
-    os.replace(temp, target)
+def _retrieval(
+    results: list[bench.Result],
+    rows: Sequence[bench.Contender],
+    documents: dict[str, str],
+    args: argparse.Namespace,
+) -> list[bench.Result]:
+    """The results with Chroma's recall and IoU at k for the rows with exact offsets."""
+    from ..eval import evaluate, read_questions
+
+    scored = [(i, r.config) for i, r in enumerate(rows) if r.config is not None]
+    if not scored:
+        return results
+    questions = read_questions(args.questions, documents)
+    print(f"  scoring retrieval: {len(questions)} questions, k={args.k}", file=sys.stderr)
+    got = evaluate(documents, questions, [c for _, c in scored], k=args.k)
+    out = list(results)
+    for (i, _), c in zip(scored, got.chunkers, strict=True):
+        if out[i].error is None and out[i].skipped is None:
+            a = c.score(args.k)
+            out[i] = replace(out[i], recall=a.recall.mean, iou=a.iou.mean)
+    return out
 
 
 def main_bench(args: argparse.Namespace) -> int:
-    if args.chunker == "code":
+    specs = args.chunker or []
+    if "code" in specs:
+        if specs != ["code"]:
+            raise ConfigError("--chunker code runs alone (the code chunkers on source files)")
         from .bench_code import main_code
 
         return main_code(args)
     if args.language is not None:
         raise ConfigError("--language applies to --chunker code")
+    if args.questions is not None and args.k < 1:
+        raise ConfigError(f"-k must be >= 1, got {args.k}")
     # Per core: the compat paths count on rayon's global pool, which reads this once, at
     # its first use (and the memory children inherit it). A value the user set is kept.
     os.environ.setdefault("RAYON_NUM_THREADS", "1")
@@ -296,12 +337,25 @@ def main_bench(args: argparse.Namespace) -> int:
         if isinstance(exc, ConfigError):
             raise ConfigError(f"--tokenizer {args.tokenizer}: {exc}") from exc
         raise ConfigError(f"--{exc}") from exc
+    if specs:
+        if args.tokenizer is not None:
+            raise ConfigError("--chunker SPEC counts in cl100k; it cannot take --tokenizer")
+        given = [bench.spec_row(s, args.max_tokens, overlap) for s in specs]
+        rows = [*given, *rows] if keys else given
     if args.list:
         for c in rows:
             print(f"{c.key:30} {c.kind:10} {c.label}")
         return 0
+    documents: dict[str, str] = {}
     try:
-        texts = _documents(args.paths, args.text_field)
+        if args.questions is not None:
+            from .chunk import _sample
+            from .eval import read_documents
+
+            documents = read_documents(args.paths or [str(_sample())], args.text_field)
+            texts = [t for t in documents.values() if t]
+        else:
+            texts = _documents(args.paths, args.text_field)
     except Unreadable as exc:
         print(f"ferrochunk bench: cannot read {exc}", file=sys.stderr)
         return 2
@@ -321,6 +375,8 @@ def main_bench(args: argparse.Namespace) -> int:
         print(f"  {r.label}: {state}", file=sys.stderr)
 
     results = bench.run(texts, rows, repeat=args.repeat, budget=args.budget, on_result=progress)
+    if args.questions is not None:
+        results = _retrieval(results, rows, documents, args)
     _print_table(results, title)
     print(LEGEND)
     if args.json:
@@ -332,9 +388,9 @@ def main_bench(args: argparse.Namespace) -> int:
             "environment": bench.environment(),
             "results": [r.as_dict() for r in results],
         }
-        _write(args.json, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+        write_report(args.json, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     if args.markdown:
-        _write(args.markdown, f"{title}\n\n{markdown(results)}\n{LEGEND}\n")
+        write_report(args.markdown, f"{title}\n\n{markdown(results)}\n{LEGEND}\n")
     if args.plot:
         _plot(results, args.plot, title)
     # Our own rows must run; a peer's failure is only reported.

@@ -7,12 +7,12 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from .. import bench_code
 from .._grammars import EXTENSIONS
 from ..errors import ConfigError
+from .reports import write_report
 from .sources import Unreadable, check_text, discover
 
 COLUMNS = ("language", "chunker", "MB/s", "× parse", "chunks", "defs cut", "over cap", "no scope")
@@ -96,18 +96,10 @@ def main_code(args: argparse.Namespace) -> int:
             "max_tokens": args.max_tokens,
             "results": [{**r.__dict__, "mb_per_s": r.mb_per_s} for r in rows],
         }
-        _write(args.json, json.dumps(payload, indent=2) + "\n")
+        write_report(args.json, json.dumps(payload, indent=2) + "\n")
     if args.markdown:
         lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
         lines += ["| " + " | ".join(r) + " |" for r in table]
-        _write(args.markdown, "\n".join(lines) + "\n\n" + LEGEND + "\n")
+        write_report(args.markdown, "\n".join(lines) + "\n\n" + LEGEND + "\n")
     ours = [r for r in rows if r.label.startswith("ferrochunk") and r.skipped]
     return 1 if ours else 0
-
-
-def _write(path: str, text: str) -> None:
-    """Written to a temporary file and renamed, so a failed run leaves the old file."""
-    target = Path(path)
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    temp.write_text(text, encoding="utf-8")
-    os.replace(temp, target)
