@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 use serde_json::Value;
+use unicode_segmentation::GraphemeCursor;
 
 use self::added::{AddedTokens, Piece};
 use self::bpe::Bpe;
@@ -214,10 +215,129 @@ pub struct HfTokenizer {
     /// With a `Replace` that may join characters across a word boundary: the steps
     /// whose effect at such a boundary is checked (`Prepend` and `Strip` left out).
     joining: Option<Vec<usize>>,
+    /// Settles most of those checks from the two characters at the boundary.
+    join_hint: Option<JoinHint>,
+}
+
+/// When the one joining step's matches are runs of one character (SentencePiece's
+/// `Replace(" {2,}", " ")`), a match crosses a boundary only with that character on both
+/// sides of it. Where each side's character next to the boundary is an ASCII grapheme of
+/// its own, every other step acts on it alone (no grapheme, composition or `Precompiled`
+/// entry spans it), so the two characters' own normalizations settle the check: apart
+/// unless both end in the run's character, and joined when they do if the step collapses
+/// every run of two or more into one character.
+#[derive(Debug)]
+struct JoinHint {
+    run: char,
+    collapses: bool,
+    /// The steps before the joining one.
+    prior: Vec<usize>,
+    /// For each ASCII character: the first and last characters the `prior` steps make of
+    /// it (`None` when they remove it).
+    ends: Vec<Option<(char, char)>>,
+}
+
+/// The last character the `prior` steps make of a grapheme, by grapheme: the text a
+/// joining check is settled for repeats its graphemes.
+type LastChars = HashMap<String, Option<char>>;
+
+impl JoinHint {
+    fn new(normalizers: &[Normalizer], steps: &[usize]) -> Option<Self> {
+        let mut joining = steps.iter().filter(|&&i| normalizers[i].may_join());
+        let at = *joining.next()?;
+        if joining.next().is_some() {
+            return None;
+        }
+        let (run, collapses) = normalizers[at].run_of()?;
+        let prior: Vec<usize> = steps.iter().copied().take_while(|&i| i != at).collect();
+        let ends = (0u8..128)
+            .map(|b| {
+                let n = normalized(normalizers, &prior, char::from(b).encode_utf8(&mut [0; 4]));
+                Some((n.chars().next()?, n.chars().next_back()?))
+            })
+            .collect();
+        Some(JoinHint {
+            run: run.c,
+            // A later step could map the two sides' runs and the whole's alike.
+            collapses: collapses && steps.last() == Some(&at),
+            prior,
+            ends,
+        })
+    }
+
+    /// Whether the step joins across `p` (`None`: the characters there cannot tell).
+    fn settle(
+        &self,
+        normalizers: &[Normalizer],
+        text: &str,
+        (a, p): (usize, usize),
+        cache: &mut LastChars,
+    ) -> Option<bool> {
+        let b = text.as_bytes();
+        let crlf = |i: usize| i + 1 < b.len() && b[i] == b'\r' && b[i + 1] == b'\n';
+        let (l, r) = (*b.get(p.checked_sub(1)?)?, *b.get(p)?);
+        // A grapheme boundary at `p` (between two ASCII characters: unless CR LF), and
+        // the right side's first grapheme is the ASCII character `r` alone.
+        if !r.is_ascii() || crlf(p - 1) || (!l.is_ascii() && !boundary(text, p)) {
+            return None;
+        }
+        let alone = match b.get(p + 1) {
+            None => true,
+            Some(n) if n.is_ascii() => !crlf(p),
+            Some(_) => boundary(text, p + 1),
+        };
+        if !alone {
+            return None;
+        }
+        let (first, _) = self.ends[r as usize]?;
+        // The left side's last grapheme, as the steps before the joining one make it
+        // (graphemes are normalized alone: no step reaches across their boundaries).
+        let lone = l.is_ascii()
+            && (p == 1
+                || (b[p - 2].is_ascii() && !crlf(p - 2))
+                || (!b[p - 2].is_ascii() && boundary(text, p - 1)));
+        let last = if lone {
+            self.ends[l as usize]?.1
+        } else {
+            let start = GraphemeCursor::new(p, text.len(), true)
+                .prev_boundary(text, 0)
+                .ok()??;
+            // The grapheme must lie in the window: a part of one may normalize otherwise.
+            let g = text.get(start.max(a)..p).filter(|_| start >= a)?;
+            if g.len() > 16 {
+                return None;
+            }
+            if !cache.contains_key(g) {
+                let last = normalized(normalizers, &self.prior, g).chars().next_back();
+                cache.insert(g.to_owned(), last);
+            }
+            cache[g]?
+        };
+        if last != self.run || first != self.run {
+            return Some(false);
+        }
+        self.collapses.then_some(true)
+    }
+}
+
+/// `s` through the normalizer steps `steps`.
+fn normalized(normalizers: &[Normalizer], steps: &[usize], s: &str) -> String {
+    let mut n = Normalized::new(s, 0);
+    for &i in steps {
+        normalizers[i].apply(&mut n);
+    }
+    n.text
 }
 
 /// How far on each side of a word boundary the joining check reads.
 const JOIN_WINDOW: usize = 64;
+
+/// A grapheme boundary at byte `at` of `text`.
+fn boundary(text: &str, at: usize) -> bool {
+    GraphemeCursor::new(at, text.len(), true)
+        .is_boundary(text, 0)
+        .unwrap_or(false)
+}
 
 /// A thread's memo of word -> tokens for one tokenizer, and the bytes it holds.
 #[derive(Default)]
@@ -292,14 +412,18 @@ impl HfTokenizer {
         let trim = trims(post.as_ref().map(|n| n.at()))?.map(|p| (p, model.leading_spaces()));
         let added = root.get("added_tokens");
         let added = AddedTokens::parse(added.as_ref().map(|n| n.at()), &normalizers)?;
-        let joining = normalizers.iter().any(Normalizer::may_join).then(|| {
+        let joining: Option<Vec<usize>> = normalizers.iter().any(Normalizer::may_join).then(|| {
             (0..normalizers.len())
                 .filter(|&i| !normalizers[i].is_edge())
                 .collect()
         });
+        let join_hint = joining
+            .as_ref()
+            .and_then(|steps| JoinHint::new(&normalizers, steps));
         Ok(HfTokenizer {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             joining,
+            join_hint,
             added,
             normalizers,
             pre,
@@ -380,19 +504,34 @@ impl HfTokenizer {
         let joined = self
             .joining
             .as_ref()
-            .is_some_and(|steps| self.joined(text, a, p, b, steps));
+            .is_some_and(|steps| self.joined(text, (a, p, b), steps, &mut LastChars::new()));
         Ok((same && !joined).then_some(p + first as usize))
     }
 
     /// The normalizer steps `steps` join across `p` inside `text[a..b]`.
-    fn joined(&self, text: &str, a: usize, p: usize, b: usize, steps: &[usize]) -> bool {
-        let norm = |s: &str| {
-            let mut n = Normalized::new(s, 0);
-            for &i in steps {
-                self.normalizers[i].apply(&mut n);
-            }
-            n.text
-        };
+    fn joined(
+        &self,
+        text: &str,
+        window: (usize, usize, usize),
+        steps: &[usize],
+        cache: &mut LastChars,
+    ) -> bool {
+        let hint = self.join_hint.as_ref();
+        let (a, p, _) = window;
+        match hint.and_then(|h| h.settle(&self.normalizers, text, (a, p), cache)) {
+            Some(joined) => joined,
+            None => self.joined_in_full(text, window, steps),
+        }
+    }
+
+    /// [`HfTokenizer::joined`] by normalizing both sides and the whole.
+    fn joined_in_full(
+        &self,
+        text: &str,
+        (a, p, b): (usize, usize, usize),
+        steps: &[usize],
+    ) -> bool {
+        let norm = |s: &str| normalized(&self.normalizers, steps, s);
         let (left, right) = (norm(&text[a..p]), norm(&text[p..b]));
         let both = norm(&text[a..b]);
         both.len() != left.len() + right.len()
@@ -405,6 +544,7 @@ impl HfTokenizer {
     /// cut there, each side would normalize differently alone.
     fn unjoin(&self, text: &str, starts: &[u32], words: &mut [bool], steps: &[usize]) {
         let firsts: Vec<usize> = (0..starts.len()).filter(|&i| words[i]).collect();
+        let mut cache = LastChars::new();
         for (k, &i) in firsts.iter().enumerate().skip(1) {
             let p = starts[i] as usize;
             let mut a = (starts[firsts[k - 1]] as usize).max(p.saturating_sub(JOIN_WINDOW));
@@ -418,7 +558,7 @@ impl HfTokenizer {
             while !text.is_char_boundary(b) {
                 b -= 1;
             }
-            if a < p && p < b && self.joined(text, a, p, b, steps) {
+            if a < p && p < b && self.joined(text, (a, p, b), steps, &mut cache) {
                 words[i] = false;
             }
         }
@@ -576,6 +716,74 @@ mod tests {
                 "max_input_chars_per_word": 100,
                 "vocab": {"[UNK]": 0, "[SEP]": 1, "[CLS]": 2, "play": 3, "##ing": 4, "!": 5, "cafe": 6}}
     }"###;
+
+    /// SentencePiece's joining `Replace` after other steps: `Precompiled` is not here,
+    /// so NFKC and the BERT cleaner (which pads CJK with spaces) stand before it.
+    fn joining(prior: &str) -> HfTokenizer {
+        let json = format!(
+            r#"{{"normalizer": {{"type": "Sequence", "normalizers": [{prior},
+                {{"type": "Replace", "pattern": {{"Regex": " {{2,}}"}}, "content": " "}}]}},
+              "pre_tokenizer": {{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always"}},
+              "model": {{"type": "WordLevel", "vocab": {{"[UNK]": 0}}, "unk_token": "[UNK]"}}}}"#
+        );
+        HfTokenizer::from_json(&json).unwrap()
+    }
+
+    proptest::proptest! {
+        /// Wherever the hint settles a joining check, it says what normalizing both sides
+        /// and the whole says.
+        #[test]
+        fn the_join_hint_agrees_with_the_full_check(
+            text in "[ a\n\r\t\u{3000}\u{301}\u{600}\u{ff76}\u{ff9e}中é\u{1100}\u{1161}]{0,24}",
+            prior in 0usize..2,
+        ) {
+            let prior = ["{\"type\": \"NFKC\"}",
+                         "{\"type\": \"BertNormalizer\", \"clean_text\": true, \"handle_chinese_chars\": true, \"strip_accents\": false, \"lowercase\": false}"][prior];
+            let tok = joining(prior);
+            let hint = tok.join_hint.as_ref().unwrap();
+            let steps = tok.joining.as_ref().unwrap();
+            let mut cache = LastChars::new();
+            let points: Vec<usize> = (0..=text.len()).filter(|&p| text.is_char_boundary(p)).collect();
+            // Every window a..b around every point p.
+            for (i, &p) in points.iter().enumerate() {
+                for &a in &points[..i] {
+                    for &b in points[i + 1..].iter() {
+                        if let Some(settled) = hint.settle(&tok.normalizers, &text, (a, p), &mut cache) {
+                            let full = tok.joined_in_full(&text, (a, p, b), steps);
+                            proptest::prop_assert_eq!(settled, full, "{}..{}..{} of {:?}", a, p, b, text);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_join_hint_settles_the_usual_boundaries() {
+        let tok = joining(r#"{"type": "NFKC"}"#);
+        let hint = tok.join_hint.as_ref().unwrap();
+        let mut cache = LastChars::new();
+        let mut settle =
+            |text: &str, p: usize| hint.settle(&tok.normalizers, text, (0, p), &mut cache);
+        assert_eq!(settle("a b", 1), Some(false));
+        assert_eq!(settle("a  b", 2), Some(true));
+        assert_eq!(settle("中 b", 3), Some(false));
+        assert_eq!(
+            settle("\u{3000} b", 3),
+            Some(true),
+            "NFKC makes U+3000 a space"
+        );
+        assert_eq!(
+            settle("e\u{301} b", 3),
+            Some(false),
+            "the grapheme e + accent, alone"
+        );
+        assert_eq!(
+            settle(" \u{301}", 1),
+            None,
+            "an accent on the right side's space"
+        );
+    }
 
     /// Each tokenizer keeps its own memo on a thread: using another does not empty it,
     /// and past `MEMO_MODELS` tokenizers the least recently used memo goes.

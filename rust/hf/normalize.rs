@@ -12,7 +12,7 @@ use unicode_normalization_alignments::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::json::At;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, Run};
 use crate::error::Result;
 
 /// Text and, for each of its bytes, the original byte offset it came from.
@@ -313,6 +313,20 @@ impl Normalizer {
                 Pattern::Regex { .. } => true,
             },
             _ => false,
+        }
+    }
+
+    /// A `Replace` whose every match is a run of one character (`Pattern::run_of`), and
+    /// whether it collapses every run of two or more into that one character
+    /// (SentencePiece's `Replace(" {2,}", " ")`).
+    pub fn run_of(&self) -> Option<(Run, bool)> {
+        match self {
+            Normalizer::Replace { pattern, content } => {
+                let run = pattern.run_of()?;
+                let mut one = [0; 4];
+                Some((run, run.whole && content == run.c.encode_utf8(&mut one)))
+            }
+            _ => None,
         }
     }
 

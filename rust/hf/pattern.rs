@@ -8,6 +8,7 @@
 use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
 use regex_automata::Input;
+use regex_syntax::hir::{Class, Hir, HirKind};
 
 use super::json::At;
 use crate::error::Result;
@@ -16,6 +17,14 @@ const LOOKAHEAD_IDIOM: &str = r"\s+(?!\S)";
 /// The name the idiom's rewritten group takes.
 const IDIOM_GROUP: &str = "ferrochunk_idiom";
 
+/// A pattern whose every match is a run of one character `c`. With `whole`, every run of
+/// two or more `c` is matched whole (`c{2,}` or `c+`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    pub c: char,
+    pub whole: bool,
+}
+
 #[derive(Debug)]
 pub enum Pattern {
     Literal(String),
@@ -23,6 +32,8 @@ pub enum Pattern {
         regex: Regex,
         /// The pattern held `\s+(?!\S)`, now the group named `IDIOM_GROUP`.
         idiom: bool,
+        /// The one character every match is made of, when that is so (`" {2,}"`).
+        run: Option<Run>,
     },
 }
 
@@ -61,7 +72,28 @@ impl Pattern {
         {
             return None;
         }
-        Some(Pattern::Regex { regex, idiom })
+        let run = syntax::parse(source).ok().and_then(|hir| {
+            let nonempty = hir.properties().minimum_len().is_some_and(|n| n > 0);
+            let c = run_char(&hir).filter(|_| nonempty)?;
+            // `c{m,}` with m <= 2: a run of two or more is one match, whatever its length.
+            let whole =
+                matches!(hir.kind(), HirKind::Repetition(r) if r.min <= 2 && r.max.is_none());
+            Some(Run { c, whole })
+        });
+        Some(Pattern::Regex { regex, idiom, run })
+    }
+
+    /// The one character every match is made of (`" {2,}"`, or a literal `"  "`), when
+    /// the pattern matches no empty string: a match that crosses a point then has that
+    /// character on both sides of it.
+    pub fn run_of(&self) -> Option<Run> {
+        match self {
+            Pattern::Literal(s) => {
+                let c = s.chars().next()?;
+                s.chars().all(|x| x == c).then_some(Run { c, whole: false })
+            }
+            Pattern::Regex { run, .. } => *run,
+        }
     }
 
     /// The text cut into `((start, end), is_match)` pieces that cover it, as
@@ -93,7 +125,7 @@ impl Pattern {
                     push(a, a + m.len(), out, &mut prev);
                 }
             }
-            Pattern::Regex { regex, idiom } => {
+            Pattern::Regex { regex, idiom, .. } => {
                 let mut at = 0;
                 while at <= text.len() {
                     let Some(m) = regex.search(&Input::new(text).range(at..)) else {
@@ -118,6 +150,30 @@ impl Pattern {
             out.push(((prev, text.len()), false));
         }
     }
+}
+
+/// The character every string `hir` matches is made of, if there is one.
+fn run_char(hir: &Hir) -> Option<char> {
+    match hir.kind() {
+        HirKind::Literal(lit) => {
+            let text = std::str::from_utf8(&lit.0).ok()?;
+            same(text.chars().map(Some))
+        }
+        HirKind::Class(Class::Unicode(class)) => match class.ranges() {
+            [r] if r.start() == r.end() => Some(r.start()),
+            _ => None,
+        },
+        HirKind::Repetition(rep) => run_char(&rep.sub),
+        HirKind::Capture(cap) => run_char(&cap.sub),
+        HirKind::Concat(subs) => same(subs.iter().map(run_char)),
+        _ => None,
+    }
+}
+
+/// The one character all of `chars` are (none may be `None`).
+fn same(mut chars: impl Iterator<Item = Option<char>>) -> Option<char> {
+    let first = chars.next()??;
+    chars.all(|c| c == Some(first)).then_some(first)
 }
 
 /// `\s+(?!\S)`: when the idiom's group made the match and a non-space follows it, the run gives
@@ -165,5 +221,25 @@ mod tests {
         assert_eq!(matches(&p, "a   b  "), ["a", "  ", " ", "b", "  "]);
         assert_eq!(matches(&p, "a b"), ["a", " ", "b"]);
         assert!(Pattern::regex(r"(?<=a)b").is_none());
+    }
+
+    #[test]
+    fn a_run_of_one_character_is_seen_through_the_regex_syntax() {
+        let run = |s: &str| Pattern::regex(s).unwrap().run_of().map(|r| (r.c, r.whole));
+        assert_eq!(run(" {2,}"), Some((' ', true)));
+        assert_eq!(run(" +"), Some((' ', true)));
+        assert_eq!(run("  +"), Some((' ', false)));
+        assert_eq!(run(" {3,}"), Some((' ', false)));
+        assert_eq!(run("(x)+"), Some(('x', true)));
+        assert_eq!(run("[ ]{2}"), Some((' ', false)));
+        // Two characters, a class, a choice, or an empty match: no run.
+        for s in ["ab", " +a", r"\s{2,}", "(?i)a+", "a|b", " *", "a{0,3}"] {
+            assert_eq!(run(s), None, "{s}");
+        }
+        assert_eq!(
+            Pattern::Literal("  ".into()).run_of().map(|r| r.c),
+            Some(' ')
+        );
+        assert_eq!(Pattern::Literal("ab".into()).run_of(), None);
     }
 }
