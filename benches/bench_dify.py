@@ -1,8 +1,8 @@
 """Dify: compat (native) splitters against the reference, with character and token lengths.
 
 The reference does what upstream does (Python splitting and merging; with a token length,
-tiktoken counts every candidate), so it stands in for upstream's speed. Every native result
-is checked against the reference in the same run.
+tiktoken counts every candidate); upstream's own code is measured in ``bench_upstream.py``.
+Every native result is checked against the reference in the same run.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """RAGFlow: compat (native) against the reference, and DelimiterMerge against peers.
 
-The reference does what upstream does (tiktoken counts per piece, Python merges), so it
-stands in for upstream's speed. Every native result is checked against the reference.
+The reference does what upstream does (tiktoken counts per piece, Python merges); upstream's
+own code is measured in ``bench_upstream.py``. Every native result is checked against the
+reference.
 """
 
 from __future__ import annotations
