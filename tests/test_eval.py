@@ -450,3 +450,21 @@ def test_the_cli_names_the_questions_file_line_and_field(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{questions}: line 2: 'question' must be a non-empty string, got None" in err
     assert "Traceback" not in err
+
+
+def test_delimiter_merge_is_scored_by_its_spans_and_parent_child_by_its_parents():
+    text = "Alpha one. Beta two! Gamma three? Delta four. " * 20
+    docs = {"a": text}
+    ref = ("a", 11, 19)  # "Beta two"
+    delim = fc.DelimiterMerge(6, delimiters=(".", "!", "?"))
+    parents = fc.ParentChild(fc.Recursive(64), child=fc.Recursive(8))
+    r = evaluate(docs, [q([ref])], [delim, parents], retriever=Fixed(), k=1)
+    d, p = r.chunkers
+    expected = [fc.eval.ChunkSpan("a", tuple(c.metadata["spans"])) for c in fc.chunk(text, delim)]
+    assert list(d.spans) == expected
+    assert any(len(s.spans) > 1 for s in d.spans)  # the delimiters lie between spans
+    assert d.label.startswith("delimiter:token_size=6")
+    tops = fc.chunk(text, parents)
+    assert [s.spans for s in p.spans] == [((c.char_start, c.char_end),) for c in tops]
+    assert p.chunks == len(tops)
+    assert p.label.startswith("ParentChild(")  # no spec: its repr
