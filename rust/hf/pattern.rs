@@ -7,7 +7,7 @@
 
 use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
-use regex_automata::Input;
+use regex_automata::{Anchored, Input};
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 use super::json::At;
@@ -127,8 +127,21 @@ impl Pattern {
             }
             Pattern::Regex { regex, idiom, .. } => {
                 let mut at = 0;
+                // GPT-2's split and its kind match at every position. A match anchored
+                // at `at` is the one the unanchored search would find, without the
+                // reverse scan that finds where it starts. Once one fails (a pattern
+                // that skips text, such as `\w+|[^\w\s]+`), the rest of the text goes
+                // unanchored.
+                let mut anchored = true;
                 while at <= text.len() {
-                    let Some(m) = regex.search(&Input::new(text).range(at..)) else {
+                    let input = Input::new(text).range(at..);
+                    let mut found = None;
+                    if anchored {
+                        found = regex.search(&input.clone().anchored(Anchored::Yes));
+                        anchored = found.is_some();
+                    }
+                    let found = found.or_else(|| regex.search(&input));
+                    let Some(m) = found else {
                         break;
                     };
                     let (a, mut b) = (m.start(), m.end());
@@ -189,9 +202,7 @@ fn shorten(regex: &Regex, text: &str, a: usize, b: usize) -> usize {
     }
     let mut caps = regex.create_captures();
     regex.search_captures(
-        &Input::new(text)
-            .range(a..)
-            .anchored(regex_automata::Anchored::Yes),
+        &Input::new(text).range(a..).anchored(Anchored::Yes),
         &mut caps,
     );
     match caps.get_group_by_name(IDIOM_GROUP) {
@@ -221,6 +232,55 @@ mod tests {
         assert_eq!(matches(&p, "a   b  "), ["a", "  ", " ", "b", "  "]);
         assert_eq!(matches(&p, "a b"), ["a", " ", "b"]);
         assert!(Pattern::regex(r"(?<=a)b").is_none());
+    }
+
+    /// `find` as it was before the anchored search: every match found unanchored.
+    fn unanchored(p: &Pattern, text: &str) -> Vec<((usize, usize), bool)> {
+        let Pattern::Regex { regex, idiom, .. } = p else {
+            unreachable!()
+        };
+        let (mut out, mut prev, mut at) = (Vec::new(), 0, 0);
+        while at <= text.len() && !text.is_empty() {
+            let Some(m) = regex.search(&Input::new(text).range(at..)) else {
+                break;
+            };
+            let (a, mut b) = (m.start(), m.end());
+            if *idiom {
+                b = shorten(regex, text, a, b);
+            }
+            if prev != a {
+                out.push(((prev, a), false));
+            }
+            out.push(((a, b), true));
+            prev = b;
+            at = if a == b {
+                b + text[b..].chars().next().map_or(1, char::len_utf8)
+            } else {
+                b
+            };
+        }
+        if prev != text.len() || text.is_empty() {
+            out.push(((prev, text.len()), false));
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Patterns that match everywhere, skip text, or match empty strings cut any text
+        /// as the unanchored search does.
+        #[test]
+        fn the_anchored_search_finds_what_the_unanchored_one_does(text in "[a1 \n'é漢.x]{0,40}") {
+            for source in [
+                r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+",
+                r"\w+|[^\w\s]+",
+                r"\d+",
+                r"x*",
+                r"(?i:'s|'t)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|\s*[\r\n]+|\s+(?!\S)|\s+",
+            ] {
+                let p = Pattern::regex(source).unwrap();
+                proptest::prop_assert_eq!(p.find(&text), unanchored(&p, &text), "{}", source);
+            }
+        }
     }
 
     #[test]
