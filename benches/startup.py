@@ -2,8 +2,8 @@
 resident memory it adds.
 
 Run: ``.venv/bin/python benches/startup.py`` (prints a Markdown table: the median of 15
-fresh processes per row). The first count maps the encoding's tables (read in place from
-the binary, one byte per 64-byte line) and makes the thread's memo; the split DFA is
+fresh processes per row). The first count maps the pages of the encoding's tables its
+lookups touch (read in place from the binary) and makes the thread's memo; the split DFA is
 inflated only when a piece first needs it (ASCII text never does; the punctuation of the
 Chinese row does). Linux only (``/proc/self/status``).
 """
