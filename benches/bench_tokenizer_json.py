@@ -4,6 +4,8 @@ model's own tokens against the peers, on one thread.
 Models are trained on the bundled corpus in the standard pipelines (``tests/hf_models.py``):
 BERT uncased WordPiece, RoBERTa-style byte-level BPE, a Metaspace Unigram and a
 SentencePiece Unigram with a ``Precompiled`` normalizer (as XLM-R-based models have).
+``minilm`` is a real model's file, all-MiniLM-L6-v2's (BERT uncased WordPiece), bundled
+for the tests; ``tokenizers`` runs it without the file's truncation and padding.
 
 * ``encode``: ``tokenizers``' ``encode`` (ids and offsets) beside ours on the same text;
 * ``chunk``: ``Recursive(256)`` in the model's tokens, beside the same config with the
@@ -29,12 +31,32 @@ import ferrochunk as fc
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from hf_models import hf, json_of
 
-MODELS = ("bert", "bpe", "unigram", "spm")
+# The trained models, and all-MiniLM-L6-v2's own file (bundled for the tests).
+MODELS = ("bert", "bpe", "unigram", "spm", "minilm")
+BUNDLED = Path(__file__).resolve().parent.parent / "tests" / "data" / "models"
+MINILM = BUNDLED / "all-MiniLM-L6-v2.tokenizer.json"
 SIZE = 256
 
 
+def _json(name: str) -> str:
+    return MINILM.read_text("utf-8") if name == "minilm" else json_of(name)
+
+
+def _hf(name: str) -> Any:
+    """``tokenizers``' own tokenizer for ``name``, without the file's truncation or padding
+    (MiniLM's truncates at 128 tokens), so both sides encode the whole text."""
+    if name != "minilm":
+        return hf(name)
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_str(_json(name))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
 def _encoders(name: str) -> dict[str, Callable[[str], Any]]:
-    ref, ours = hf(name), fc.Tokenizer.from_json(json_of(name))
+    ref, ours = _hf(name), fc.Tokenizer.from_json(_json(name))
     return {
         "tokenizers encode": lambda t: ref.encode(t, add_special_tokens=False),
         "ferrochunk encode_with_offsets": ours.encode_with_offsets,
@@ -52,7 +74,7 @@ def test_encode(benchmark, multilingual: str, model: str, op: str) -> None:
     benchmark.extra_info["bytes"] = len(multilingual.encode("utf-8"))
     out = benchmark(fn, multilingual)
     if op == "ferrochunk encode_with_offsets":
-        assert out[0].tolist() == hf(model).encode(multilingual, add_special_tokens=False).ids
+        assert out[0].tolist() == _hf(model).encode(multilingual, add_special_tokens=False).ids
 
 
 def _chunkers(name: str) -> dict[str, Callable[[], Callable[[str], Any]]]:
@@ -62,7 +84,7 @@ def _chunkers(name: str) -> dict[str, Callable[[], Callable[[str], Any]]]:
     def langchain() -> Callable[[str], Any]:
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-        ref = hf(name)
+        ref = _hf(name)
         splitter = RecursiveCharacterTextSplitter(
             chunk_size=SIZE,
             chunk_overlap=0,
@@ -73,12 +95,10 @@ def _chunkers(name: str) -> dict[str, Callable[[], Callable[[str], Any]]]:
     def chonkie() -> Callable[[str], Any]:
         import chonkie
 
-        return chonkie.RecursiveChunker(tokenizer=hf(name), chunk_size=SIZE).chunk
+        return chonkie.RecursiveChunker(tokenizer=_hf(name), chunk_size=SIZE).chunk
 
     return {
-        "ferrochunk Recursive (tokenizer.json)": lambda: ours(
-            fc.Tokenizer.from_json(json_of(name))
-        ),
+        "ferrochunk Recursive (tokenizer.json)": lambda: ours(fc.Tokenizer.from_json(_json(name))),
         "ferrochunk Recursive (embedded cl100k)": lambda: ours(fc.Tokenizer.cl100k()),
         "langchain Recursive (tokenizers length)": langchain,
         "chonkie RecursiveChunker (tokenizers)": chonkie,
