@@ -14,7 +14,8 @@ The contenders and the quality columns are ``ferrochunk.bench_code``'s, as
 ``defs_cut``, ``over_cap`` and ``no_scope``.
 
 With ``--benchmark-disable`` (the default, as smoke tests) the inputs shrink to 60 KB per
-language and every output is still checked.
+language, or to the tests' sample of a language whose sources this machine lacks, and every
+output is still checked.
 """
 
 from __future__ import annotations
@@ -76,8 +77,22 @@ SOURCES: dict[str, Callable[[], list[Any]]] = {
 }
 
 
-def code_files(language: str, n_bytes: int) -> list[str]:
-    """Whole files of ``language`` up to about ``n_bytes``."""
+# The tests' small sample of each language (tests/data/code), for smoke runs on a machine
+# without that language's sources.
+SAMPLES = Path(__file__).resolve().parent.parent / "tests" / "data" / "code"
+EXTENSIONS = {
+    "python": "py",
+    "rust": "rs",
+    "javascript": "js",
+    "java": "java",
+    "go": "go",
+    "c": "c",
+}
+
+
+def code_files(language: str, n_bytes: int, smoke: bool = False) -> list[str]:
+    """Whole files of ``language`` up to about ``n_bytes``. A smoke run (which checks the
+    chunkers, not their speed) falls back to the tests' sample; a timed run skips."""
     out: list[str] = []
     size = 0
     for item in SOURCES[language]():
@@ -88,6 +103,8 @@ def code_files(language: str, n_bytes: int) -> list[str]:
         size += len(text.encode("utf-8"))
         if size >= n_bytes:
             break
+    if not out and smoke:
+        out = [(SAMPLES / f"sample.{EXTENSIONS[language]}").read_text("utf-8")]
     if not out:
         pytest.skip(f"no {language} sources on this machine")
     return out
@@ -113,7 +130,7 @@ def test_code_chunkers(benchmark, request, per_language, language, contender):  
         run = CONTENDERS[contender][0](language, CAP)
     except ImportError as exc:
         pytest.skip(f"{contender} is not installed: {exc}")
-    files = code_files(language, per_language)
+    files = code_files(language, per_language, _smoke(request.config))
     size = sum(len(f.encode("utf-8")) for f in files)
     benchmark.group = f"code {language}"
     benchmark.extra_info["bytes"] = size
@@ -129,9 +146,9 @@ def test_code_chunkers(benchmark, request, per_language, language, contender):  
 
 
 @pytest.mark.parametrize("language", list(SOURCES))
-def test_code_parse_floor(benchmark, per_language, language):  # type: ignore[no-untyped-def]
+def test_code_parse_floor(benchmark, request, per_language, language):  # type: ignore[no-untyped-def]
     """tree-sitter's bare parse of the same files: what any tree-sitter chunker pays."""
-    files = code_files(language, per_language)
+    files = code_files(language, per_language, _smoke(request.config))
     parse = CONTENDERS["tree-sitter parse (floor)"][0](language, CAP)
     benchmark.group = f"code {language}"
     benchmark.extra_info["bytes"] = sum(len(f.encode("utf-8")) for f in files)
