@@ -177,9 +177,17 @@ def _sentencepiece():  # type: ignore[no-untyped-def]
 
 
 @cache
+def live(name: str):  # type: ignore[no-untyped-def]
+    """Model ``name`` as trained, in memory (never reloaded from JSON): its Unigram
+    scores are the exact floats, which a reload through serde_json may move by an ulp.
+    Shared: do not modify it."""
+    return _build(name)
+
+
+@cache
 def json_of(name: str) -> str:
     """The ``tokenizer.json`` text of model ``name``."""
-    return _build(name).to_str()  # type: ignore[no-any-return]
+    return live(name).to_str()  # type: ignore[no-any-return]
 
 
 def hf(name: str):  # type: ignore[no-untyped-def]

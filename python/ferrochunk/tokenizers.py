@@ -255,8 +255,10 @@ class _JsonBackend:
     """A ``tokenizer.json`` run by the native engine: ids and offsets equal ``tokenizers``'
     (``encode(text, add_special_tokens=False)``), computed without the GIL."""
 
-    def __init__(self, json: str, handle: _native.HfTokenizer) -> None:
+    def __init__(self, json: str, handle: _native.HfTokenizer, exact: bool) -> None:
         self.json = json
+        # From an in-memory tokenizer: Unigram scores as Python parses them (see _from_json).
+        self.exact = exact
         self._handle = handle
         self._oracle: Any = None
 
@@ -321,29 +323,58 @@ class _JsonBackend:
                     "(pip install 'ferrochunk[huggingface]')"
                 ) from exc
             oracle = HfTokenizer.from_str(self.json)
+            scores = _unigram_scores(self.json) if self.exact else None
+            if scores is not None:  # the live object's scores, not from_str's re-parse
+                from tokenizers.models import Unigram
+
+                model = json_module.loads(self.json)["model"]
+                oracle.model = Unigram(
+                    [tuple(p) for p in model["vocab"]],
+                    model.get("unk_id"),
+                    model.get("byte_fallback", False),
+                )
             oracle.post_processor = None
             self._oracle = oracle
         encoding = self._oracle.encode(text, add_special_tokens=False)
         return "chars", [o[0] for o in encoding.offsets], encoding.word_ids
 
 
-# One native handle per tokenizer.json (and reserve setting) per process: workers that
-# unpickle the same tokenizer many times build it once.
-_JSON_CACHE: dict[tuple[str, bool], Tokenizer] = {}
+# One native handle per tokenizer.json (reserve setting, score source) per process:
+# workers that unpickle the same tokenizer many times build it once.
+_JSON_CACHE: dict[tuple[str, bool, bool], Tokenizer] = {}
 _JSON_CACHE_SIZE = 8
 _JSON_LOCK = threading.Lock()
 
 
-def _from_json(json: str, reserve: bool, name: str) -> Tokenizer:
-    key = (hashlib.sha256(json.encode("utf-8", "surrogatepass")).hexdigest(), reserve)
+def _unigram_scores(json: str) -> list[float] | None:
+    """A Unigram model's scores, correctly rounded (Python's parser), else ``None``."""
+    model = json_module.loads(json).get("model")
+    if not isinstance(model, dict) or model.get("type") != "Unigram":
+        return None
+    vocab = model.get("vocab")
+    if not isinstance(vocab, list):
+        return None  # malformed: the native parser names the path
+    try:
+        return [float(score) for _, score in vocab]
+    except (TypeError, ValueError):
+        return None
+
+
+def _from_json(json: str, reserve: bool, name: str, exact: bool = False) -> Tokenizer:
+    """``exact``: the JSON is an in-memory tokenizer's ``to_str()``, whose Unigram scores
+    are the shortest repr of the live floats. serde_json's default parser (which
+    ``tokenizers.Tokenizer.from_str`` and ``from_file`` use, as ``from_json`` does to
+    match them) moves some by an ulp, so they come from Python's parser instead."""
+    key = (hashlib.sha256(json.encode("utf-8", "surrogatepass")).hexdigest(), reserve, exact)
     with _JSON_LOCK:
         cached = _JSON_CACHE.get(key)
     if cached is not None:
         return cached
-    handle = _native.HfTokenizer(json)
+    scores = _unigram_scores(json) if exact else None
+    handle = _native.HfTokenizer(json, scores)
     tok = Tokenizer(
         name=name,
-        backend=_JsonBackend(json, handle),
+        backend=_JsonBackend(json, handle, exact),
         special_tokens=handle.special_tokens if reserve else 0,
     )
     with _JSON_LOCK:
@@ -453,7 +484,10 @@ class Tokenizer:
         if isinstance(backend, _NativeBackend):
             return (_named, (backend.encoding,))
         if isinstance(backend, _JsonBackend):
-            return (_from_json, (backend.json, self.special_tokens > 0, self.name))
+            return (
+                _from_json,
+                (backend.json, self.special_tokens > 0, self.name, backend.exact),
+            )
         return object.__reduce__(self)
 
     @property
@@ -524,7 +558,7 @@ class Tokenizer:
                 why = f"it has no tokenizer.json form ({type(exc).__name__}: {exc})"
             else:
                 try:
-                    return _from_json(json, reserve, "huggingface")
+                    return _from_json(json, reserve, "huggingface", exact=True)
                 except UnsupportedTokenizerError as exc:
                     why = str(exc)
             warnings.warn(

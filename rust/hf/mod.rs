@@ -433,6 +433,25 @@ impl HfTokenizer {
         })
     }
 
+    /// [`HfTokenizer::from_json`], with a Unigram model's scores taken from `scores`
+    /// rather than the document's text (see [`Unigram::set_scores`]).
+    ///
+    /// # Errors
+    /// As `from_json`, and [`Error::Tokenizer`] when the model is not Unigram or the
+    /// scores are not one number per piece.
+    pub fn from_json_with_scores(text: &str, scores: &[f64]) -> Result<Self> {
+        let mut tok = Self::from_json(text)?;
+        match &mut tok.model {
+            Model::Unigram(m) => m.set_scores(scores)?,
+            _ => {
+                return Err(Error::Tokenizer {
+                    message: "unigram_scores given for a model that is not Unigram".into(),
+                })
+            }
+        }
+        Ok(tok)
+    }
+
     /// Special tokens the post-processor adds to one sequence.
     pub fn special_tokens(&self) -> usize {
         self.specials

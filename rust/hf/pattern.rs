@@ -1,6 +1,14 @@
 //! What `Split` and `Replace` look for: a literal string, or a regex that runs in
 //! linear time (regex-automata: no lookaround, no backreferences).
 //!
+//! `tokenizers` runs these patterns with Oniguruma, whose `\w` is Alphabetic|M|Nd|Pc (the
+//! `regex` crate's adds Join_Control) plus, outside brackets, the six Latin-1 No characters
+//! `¹²³¼½¾`; its `$` is a line anchor, and so is its `^`, except that it never matches at
+//! the end of a text that ends in a newline.
+//! [`onig_source`] rewrites `\w` and `\W` to Oniguruma's classes and refuses what has no
+//! linear-time equivalent (`^`, word boundaries, POSIX classes, flags whose letters mean
+//! other things there), so a pattern either runs with Oniguruma's meaning or falls back.
+//!
 //! The one lookaround the common files use, `\s+(?!\S)` ("a whitespace run, less its
 //! last character when a word follows"), is rewritten as a capture group and shortened
 //! by hand, which is what the lookahead does.
@@ -8,12 +16,14 @@
 use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input};
+use regex_syntax::ast::{self, Ast, ClassPerlKind, ClassSetItem, Flag, FlagsItemKind};
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 use super::json::At;
 use crate::error::Result;
 
-const LOOKAHEAD_IDIOM: &str = r"\s+(?!\S)";
+/// Only as an alternative followed by `|\s+`: a lone run of one then fails over to it.
+const LOOKAHEAD_IDIOM: &str = r"\s+(?!\S)|\s+";
 /// The name the idiom's rewritten group takes.
 const IDIOM_GROUP: &str = "ferrochunk_idiom";
 
@@ -59,9 +69,10 @@ impl Pattern {
     pub fn regex(source: &str) -> Option<Self> {
         let idiom = source.contains(LOOKAHEAD_IDIOM);
         // A named group, so the pattern's own groups cannot shift it.
-        let rewritten = source.replace(LOOKAHEAD_IDIOM, &format!(r"(?P<{IDIOM_GROUP}>\s+)"));
+        let rewritten = source.replace(LOOKAHEAD_IDIOM, &format!(r"(?P<{IDIOM_GROUP}>\s+)|\s+"));
+        let rewritten = onig_source(&rewritten)?;
         let regex = Regex::builder()
-            .syntax(syntax::Config::new().unicode(true).utf8(true))
+            .syntax(onig_syntax())
             .build(&rewritten)
             .ok()?;
         if idiom
@@ -72,14 +83,16 @@ impl Pattern {
         {
             return None;
         }
-        let run = syntax::parse(source).ok().and_then(|hir| {
-            let nonempty = hir.properties().minimum_len().is_some_and(|n| n > 0);
-            let c = run_char(&hir).filter(|_| nonempty)?;
-            // `c{m,}` with m <= 2: a run of two or more is one match, whatever its length.
-            let whole =
-                matches!(hir.kind(), HirKind::Repetition(r) if r.min <= 2 && r.max.is_none());
-            Some(Run { c, whole })
-        });
+        let run = syntax::parse_with(&rewritten, &onig_syntax())
+            .ok()
+            .and_then(|hir| {
+                let nonempty = hir.properties().minimum_len().is_some_and(|n| n > 0);
+                let c = run_char(&hir).filter(|_| nonempty)?;
+                // `c{m,}` with m <= 2: a run of two or more is one match, whatever its length.
+                let whole =
+                    matches!(hir.kind(), HirKind::Repetition(r) if r.min <= 2 && r.max.is_none());
+                Some(Run { c, whole })
+            });
         Some(Pattern::Regex { regex, idiom, run })
     }
 
@@ -126,7 +139,9 @@ impl Pattern {
                 }
             }
             Pattern::Regex { regex, idiom, .. } => {
-                let mut at = 0;
+                // Oniguruma's `find_iter`: an empty match that ends where the last match
+                // ended is skipped, and the search goes on one character later.
+                let (mut at, mut last_end) = (0, None);
                 // GPT-2's split and its kind match at every position. A match anchored
                 // at `at` is the one the unanchored search would find, without the
                 // reverse scan that finds where it starts. Once one fails (a pattern
@@ -148,20 +163,144 @@ impl Pattern {
                     if *idiom {
                         b = shorten(regex, text, a, b);
                     }
-                    if a == b {
-                        // An empty match: step over one character, as find_iter does.
-                        push(a, b, out, &mut prev);
-                        at = b + text[b..].chars().next().map_or(1, char::len_utf8);
+                    if a == b && last_end == Some(b) {
+                        at += text[at..].chars().next().map_or(1, char::len_utf8);
                         continue;
                     }
                     push(a, b, out, &mut prev);
-                    at = b;
+                    (at, last_end) = (b, Some(b));
                 }
             }
         }
         if prev != text.len() {
             out.push(((prev, text.len()), false));
         }
+    }
+}
+
+/// Oniguruma's (Ruby syntax's) `^` and `$` match at every line.
+fn onig_syntax() -> syntax::Config {
+    syntax::Config::new()
+        .unicode(true)
+        .utf8(true)
+        .multi_line(true)
+}
+
+/// Oniguruma's Unicode `Word` class (measured over every code point against `tokenizers`).
+/// Its bare `\w` also takes Latin-1's `¹²³¼½¾` from the single-byte ctype table; a class in
+/// brackets does not. A nested class is valid inside brackets, so both rewrite in place.
+macro_rules! word {
+    () => {
+        r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}"
+    };
+}
+
+/// `source` with Oniguruma's meaning under the `regex` crate's syntax, or `None` when
+/// it uses what the two read differently and no rewrite makes equal.
+fn onig_source(source: &str) -> Option<String> {
+    let tree = ast::parse::Parser::new().parse(source).ok()?;
+    let words = ast::visit(&tree, OnigCheck::default()).ok()?;
+    let mut out = String::with_capacity(source.len() + 32 * words.len());
+    let mut prev = 0;
+    for Word {
+        a,
+        b,
+        negated,
+        bracketed,
+    } in words
+    {
+        out.push_str(&source[prev..a]);
+        out.push_str(match (bracketed, negated) {
+            (false, false) => concat!("[", word!(), r"\xB2\xB3\xB9\xBC-\xBE]"),
+            (false, true) => concat!("[^", word!(), r"\xB2\xB3\xB9\xBC-\xBE]"),
+            (true, false) => concat!("[", word!(), "]"),
+            (true, true) => concat!("[^", word!(), "]"),
+        });
+        prev = b;
+    }
+    out.push_str(&source[prev..]);
+    Some(out)
+}
+
+/// One `\w` or `\W` in the source: its span, and whether it sits in a bracket class.
+struct Word {
+    a: usize,
+    b: usize,
+    negated: bool,
+    bracketed: bool,
+}
+
+/// The check's verdict: `Err` refuses the pattern.
+type Check = std::result::Result<(), ()>;
+
+/// Finds the spans of `\w`/`\W`, and fails on what cannot be rewritten: `^`, `\b` and `\B`
+/// (Oniguruma's follow its `\w`), POSIX classes (Unicode there, ASCII here), and the
+/// flags `m` (dot-all there), `s`, `U`, `u` and `R` (not Oniguruma's).
+#[derive(Default)]
+struct OnigCheck {
+    words: Vec<Word>,
+}
+
+impl OnigCheck {
+    fn perl(&mut self, class: &ast::ClassPerl, bracketed: bool) {
+        if class.kind == ClassPerlKind::Word {
+            self.words.push(Word {
+                a: class.span.start.offset,
+                b: class.span.end.offset,
+                negated: class.negated,
+                bracketed,
+            });
+        }
+    }
+
+    fn flags(flags: &ast::Flags) -> Check {
+        let ok = flags.items.iter().all(|item| match item.kind {
+            FlagsItemKind::Negation => true,
+            FlagsItemKind::Flag(flag) => {
+                matches!(flag, Flag::CaseInsensitive | Flag::IgnoreWhitespace)
+            }
+        });
+        ok.then_some(()).ok_or(())
+    }
+}
+
+impl ast::Visitor for OnigCheck {
+    type Output = Vec<Word>;
+    type Err = ();
+
+    fn finish(self) -> std::result::Result<Self::Output, ()> {
+        Ok(self.words)
+    }
+
+    fn visit_pre(&mut self, node: &Ast) -> Check {
+        match node {
+            Ast::ClassPerl(class) => self.perl(class, false),
+            Ast::Assertion(a) => {
+                // `^` is refused: the `regex` crate's line start also matches after a
+                // final newline, and no assertion there says "not at the end".
+                use ast::AssertionKind::{EndLine, EndText, StartText};
+                if !matches!(a.kind, EndLine | StartText | EndText) {
+                    return Err(());
+                }
+            }
+            Ast::Flags(set) => Self::flags(&set.flags)?,
+            Ast::Group(group) => {
+                if let ast::GroupKind::NonCapturing(flags) = &group.kind {
+                    Self::flags(flags)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn visit_class_set_item_pre(&mut self, item: &ClassSetItem) -> Check {
+        match item {
+            ClassSetItem::Perl(class) => self.perl(class, true),
+            ClassSetItem::Ascii(_) => return Err(()),
+            _ => {}
+        }
+        Ok(())
     }
 }
 
@@ -239,7 +378,7 @@ mod tests {
         let Pattern::Regex { regex, idiom, .. } = p else {
             unreachable!()
         };
-        let (mut out, mut prev, mut at) = (Vec::new(), 0, 0);
+        let (mut out, mut prev, mut at, mut last) = (Vec::new(), 0, 0, None);
         while at <= text.len() && !text.is_empty() {
             let Some(m) = regex.search(&Input::new(text).range(at..)) else {
                 break;
@@ -248,16 +387,15 @@ mod tests {
             if *idiom {
                 b = shorten(regex, text, a, b);
             }
+            if a == b && last == Some(b) {
+                at += text[at..].chars().next().map_or(1, char::len_utf8);
+                continue;
+            }
             if prev != a {
                 out.push(((prev, a), false));
             }
             out.push(((a, b), true));
-            prev = b;
-            at = if a == b {
-                b + text[b..].chars().next().map_or(1, char::len_utf8)
-            } else {
-                b
-            };
+            (prev, at, last) = (b, b, Some(b));
         }
         if prev != text.len() || text.is_empty() {
             out.push(((prev, text.len()), false));
@@ -281,6 +419,39 @@ mod tests {
                 proptest::prop_assert_eq!(p.find(&text), unanchored(&p, &text), "{}", source);
             }
         }
+    }
+
+    #[test]
+    fn an_empty_match_where_the_last_match_ended_is_skipped() {
+        // Oniguruma's find_iter on "xaxa": no empty match after either "x".
+        let p = Pattern::regex("x*").unwrap();
+        let found: Vec<_> = p.find("xaxa").into_iter().filter(|&(_, m)| m).collect();
+        assert_eq!(found, [((0, 1), true), ((2, 3), true), ((4, 4), true)]);
+    }
+
+    #[test]
+    fn word_classes_and_line_anchors_mean_what_oniguruma_means() {
+        let p = Pattern::regex(r"\w+").unwrap();
+        // A bare `\w` takes `²`, and the circled `Ⓐ` (So, but Alphabetic); ZWNJ is not one.
+        assert_eq!(matches(&p, "x² Ⓐ a\u{200c}b ⁴"), ["x²", "Ⓐ", "a", "b"]);
+        // In brackets `²` is not a word character.
+        let p = Pattern::regex(r"[^\W\d]+").unwrap();
+        assert_eq!(matches(&p, "ab1²c"), ["ab", "c"]);
+        let p = Pattern::regex(r"\Aa|b$").unwrap();
+        assert_eq!(matches(&p, "ab\nab\na"), ["a", "b", "b"]);
+        for refused in [
+            "^a",
+            r"\bx",
+            r"x\B",
+            "[[:alpha:]]",
+            "(?s).",
+            "(?m).",
+            "(?u)a",
+            "(?U)a+",
+        ] {
+            assert!(Pattern::regex(refused).is_none(), "{refused}");
+        }
+        assert!(Pattern::regex("(?i:'s|'t)|(?x) a").is_some());
     }
 
     #[test]

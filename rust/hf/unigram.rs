@@ -115,6 +115,31 @@ impl Unigram {
         })
     }
 
+    /// Replaces the scores read from the JSON with `scores` (one per piece, in order).
+    ///
+    /// serde_json's default float parser, which `tokenizers` also uses, is not correctly
+    /// rounded: a score can move by one ulp and flip a near-tie. An in-memory model's
+    /// exact scores come from a correctly rounded parser (Python's) through here.
+    pub fn set_scores(&mut self, scores: &[f64]) -> Result<()> {
+        if scores.len() != self.scores.len() {
+            return Err(Error::Tokenizer {
+                message: format!(
+                    "unigram_scores has {} scores for {} pieces",
+                    scores.len(),
+                    self.scores.len()
+                ),
+            });
+        }
+        if let Some(bad) = scores.iter().find(|s| s.is_nan()) {
+            return Err(Error::Tokenizer {
+                message: format!("unigram_scores must be numbers, got {bad}"),
+            });
+        }
+        self.scores = scores.to_vec();
+        self.min_score = scores.iter().copied().fold(f64::INFINITY, f64::min);
+        Ok(())
+    }
+
     fn unk(&self) -> Result<u32> {
         self.unk.ok_or_else(|| Error::Tokenizer {
             message: "Encountered an unknown token but `unk_id` is missing".into(),

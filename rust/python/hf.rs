@@ -36,10 +36,17 @@ pub fn source(tokenizer: &Bound<'_, PyAny>) -> PyResult<Tokens> {
 
 #[pymethods]
 impl PyHfTokenizer {
+    /// `unigram_scores`: a Unigram model's exact scores, which override the JSON's.
     #[new]
-    fn new(py: Python<'_>, json: PyBackedStr) -> PyResult<Self> {
+    #[pyo3(signature = (json, unigram_scores=None))]
+    fn new(py: Python<'_>, json: PyBackedStr, unigram_scores: Option<Vec<f64>>) -> PyResult<Self> {
         guard(py, "HfTokenizer", || {
-            let inner = py.detach(|| HfTokenizer::from_json(&json)).or_raise(py)?;
+            let inner = py
+                .detach(|| match &unigram_scores {
+                    None => HfTokenizer::from_json(&json),
+                    Some(scores) => HfTokenizer::from_json_with_scores(&json, scores),
+                })
+                .or_raise(py)?;
             Ok(PyHfTokenizer {
                 inner: Arc::new(inner),
             })
