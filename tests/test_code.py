@@ -356,8 +356,8 @@ def test_bad_settings_name_the_field_and_value(kwargs, error, match) -> None:  #
 
 
 def test_a_missing_grammar_package_names_what_to_install() -> None:
-    with pytest.raises(ImportError, match="pip install no-such-grammar"):
-        fc.Code(64, language="no_such_grammar:language")
+    with pytest.raises(ImportError, match="pip install tree-sitter-no-such-grammar"):
+        fc.Code(64, language="tree_sitter_no_such_grammar:language")
 
 
 WRONG_OBJECTS = """
@@ -528,3 +528,36 @@ def test_bench_code_measures_every_language_with_quality_columns(tmp_path, capsy
     floors = [r for r in rows if r["label"].startswith("tree-sitter")]
     assert len(floors) == 2
     assert all(r["chunks"] is None for r in floors)
+
+
+CLASS = "".join(
+    f"    def method_{i}(self, value_{i}):\n        return value_{i} * {i} + self.base_{i}\n\n"
+    for i in range(12)
+)
+CLASS = f"class Account(Base):\n{CLASS}\nclass Ledger:\n{CLASS.replace('method', 'entry')}"
+
+
+@pytest.mark.parametrize("backend", ["native", "reference"])
+@pytest.mark.parametrize(("max_tokens", "overlap"), [(40, 20), (48, 8), (64, 40), (16, 15)])
+def test_the_first_chunk_reserves_no_overlap(backend: str, max_tokens: int, overlap: int) -> None:
+    """It takes none, so it is the chunk the config without overlap cuts."""
+    with_overlap = fc.chunk(
+        CLASS, fc.Code(max_tokens, language="python", overlap_tokens=overlap), backend=backend
+    )
+    without = fc.chunk(CLASS, fc.Code(max_tokens, language="python"), backend=backend)
+    assert with_overlap[0] == without[0]
+    if max_tokens >= 40:  # room for a method: not the header alone
+        assert with_overlap[0].text != "class Account(Base):\n"
+
+
+@pytest.mark.parametrize("backend", ["native", "reference"])
+@pytest.mark.parametrize(("max_tokens", "overlap"), [(40, 20), (48, 30), (64, 40), (32, 24)])
+def test_an_overlap_never_repeats_a_header_its_context_carries(
+    backend: str, max_tokens: int, overlap: int
+) -> None:
+    config = fc.Code(max_tokens, language="python", overlap_tokens=overlap)
+    chunks = fc.chunk(CLASS, config, backend=backend)
+    assert any(b.char_start < a.char_end for a, b in itertools.pairwise(chunks))  # overlaps
+    for c in chunks:
+        for header in filter(None, c.metadata["context"].splitlines()):
+            assert header not in c.text, (header, c.text)

@@ -10,8 +10,9 @@
 //! 1. The context is the headers of the scopes holding `at` that start before
 //!    it, kept to half of `max_tokens` and to `max_tokens` less a unit that
 //!    opens the chunk and fits; the outermost give way first.
-//! 2. The content budget is `max_tokens - overlap_tokens - tokens(context)`, at
-//!    least 1, and the room `max_tokens - tokens(context)`. If the rest fits the
+//! 2. The content budget is `max_tokens - overlap_tokens - tokens(context)` (the
+//!    first chunk, which takes no overlap, reserves none), at least 1, and the room
+//!    `max_tokens - tokens(context)`. If the rest fits the
 //!    budget it is the chunk; otherwise the chunk ends at the best allowed point
 //!    in the window (the lowest rank, the last of it). No point falls strictly
 //!    inside a unit that fits (`max_tokens` for one starting after `at`, the room
@@ -20,7 +21,7 @@
 //! 3. The cap: `tokens(context + text) <= max_tokens`, counted as one string;
 //!    when it is over, the budget shrinks by the excess and the chunk is cut again.
 //! 4. Overlap reaches back by whole tokens to a line start, never before the
-//!    previous chunk's own start, within the cap.
+//!    previous chunk's own start nor into a header the context carries, within the cap.
 //!
 //! `reference/code.py` is the twin, written from the same description.
 
@@ -133,19 +134,21 @@ impl Run<'_> {
             .max()
     }
 
-    /// The context of a chunk starting at `at` (the active scopes are those at `at`).
-    fn context(&self, at: usize) -> String {
+    /// The context of a chunk starting at `at` (the active scopes are those at `at`),
+    /// and where the innermost header it carries ends (0 with none): the overlap's floor.
+    fn context(&self, at: usize) -> (String, usize) {
         if !self.cfg.context {
-            return String::new();
+            return (String::new(), 0);
         }
         let scopes = &self.outline.scopes;
-        let mut headers: Vec<&str> = self
+        let held: Vec<_> = self
             .active
             .iter()
             .map(|&i| &scopes[i])
             .filter(|s| s.start < at)
-            .map(|s| s.header.as_str())
             .collect();
+        let floor = held.last().map_or(0, |s| s.head_end);
+        let mut headers: Vec<&str> = held.iter().map(|s| s.header.as_str()).collect();
         // The innermost few at most: each try below counts the rest again, so deep
         // nesting would cost the square of the depth on every chunk.
         headers.drain(..headers.len().saturating_sub(MAX_HEADERS));
@@ -157,10 +160,10 @@ impl Run<'_> {
         for from in 0..headers.len() {
             let context = headers[from..].concat();
             if self.tok.count(&context) <= limit {
-                return context;
+                return (context, floor);
             }
         }
-        String::new()
+        (String::new(), 0)
     }
 
     fn joined(&self, context: &str, a: usize, b: usize) -> usize {
@@ -236,9 +239,10 @@ impl Run<'_> {
         let (mut at, mut prev, mut index) = (0, None::<usize>, 0u64);
         while at < end {
             self.enter(at);
-            let mut context = self.context(at);
+            let (mut context, floor) = self.context(at);
             let context_tokens = self.tok.count(&context);
-            let mut budget = max.saturating_sub(overlap + context_tokens).max(1);
+            let reserve = if prev.is_some() { overlap } else { 0 };
+            let mut budget = max.saturating_sub(reserve + context_tokens).max(1);
             let mut room = budget.max(max.saturating_sub(context_tokens));
             let (cut, mut joined) = loop {
                 let cut = self.chunk_end(at, budget, room);
@@ -255,7 +259,9 @@ impl Run<'_> {
                 let mut k = overlap.min(max.saturating_sub(input.count(at, cut)));
                 let mut tried = at;
                 while k > 0 {
-                    let back = input.bound(first.saturating_sub(k)).max(lower);
+                    // A chunk that starts inside its header's text takes no overlap.
+                    let back = input.bound(first.saturating_sub(k)).max(lower).max(floor);
+                    let back = back.min(at);
                     let s = self.next_line(back, at);
                     if s >= at {
                         break;

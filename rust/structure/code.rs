@@ -98,6 +98,9 @@ pub struct Scope {
     pub name: String,
     /// Its text up to the body, right-trimmed, cut to [`HEADER_CHARS`], with a `\n`.
     pub header: String,
+    /// Where that text ends in the source (before any cut): an overlap that carries the
+    /// header in its context reaches back no further.
+    pub head_end: usize,
     pub truncated: bool,
 }
 
@@ -346,6 +349,7 @@ impl<'a> Scanner<'a> {
             kind: inner.kind().to_owned(),
             name: self.name_of(inner),
             header: format!("{header}\n"),
+            head_end: start + head.len(),
             truncated,
         });
         self.scope_starts.push(node.start_byte());

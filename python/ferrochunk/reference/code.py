@@ -90,6 +90,7 @@ class Scope:
     name: str
     header: str
     truncated: bool
+    head_end: int  # where the header's text ends in the source: the overlap's floor
 
 
 @dataclass
@@ -213,8 +214,8 @@ class _Scan:
     def _add_scope(self, node: Any, inner: Any, body: Any) -> None:
         s = node.start_byte
         start = self.ls(s) if self.clean(s) else s
-        head = self.data[start : max(body.start_byte, start)].decode("utf-8", "surrogateescape")
-        head = head.rstrip(" \t\r\n")
+        raw = self.data[start : max(body.start_byte, start)].rstrip(b" \t\r\n")
+        head = raw.decode("utf-8", "surrogateescape")
         truncated = len(head) > HEADER_CHARS
         self.scopes.append(
             Scope(
@@ -225,6 +226,7 @@ class _Scan:
                 self._name(inner),
                 head[:HEADER_CHARS] + "\n",
                 truncated,
+                start + len(raw),
             )
         )
 
@@ -257,10 +259,13 @@ class _Cutter:
         ]
         return max(fits, default=None)
 
-    def context(self, at: int, holding: list[Scope]) -> str:
+    def context(self, at: int, holding: list[Scope]) -> tuple[str, int]:
+        """The context, and the end of the innermost header in it (the overlap's floor)."""
         if not self.with_context:
-            return ""
-        headers = [s.header for s in holding if s.start < at][-MAX_HEADERS:]
+            return "", 0
+        held = [s for s in holding if s.start < at]
+        floor = held[-1].head_end if held else 0
+        headers = [s.header for s in held][-MAX_HEADERS:]
         limit = self.max_tokens // 2
         opening = self.opening_unit(at)
         if opening is not None:
@@ -268,8 +273,8 @@ class _Cutter:
         for k in range(len(headers)):
             context = "".join(headers[k:])
             if self.count(context) <= limit:
-                return context
-        return ""
+                return context, floor
+        return "", 0
 
     def best(self, at: int, window_end: int, room: int) -> int | None:
         tokens = self.tokens
@@ -313,9 +318,10 @@ class _Cutter:
         at, prev = 0, None
         while at < n:
             holding = self.holding(at)
-            context = self.context(at, holding)
+            context, floor = self.context(at, holding)
             context_tokens = self.count(context)
-            budget = max(1, cap - self.overlap - context_tokens)
+            # The first chunk takes no overlap, so it reserves none.
+            budget = max(1, cap - (self.overlap if prev is not None else 0) - context_tokens)
             room = max(budget, cap - context_tokens)
             while True:
                 cut = self.chunk_end(at, budget, room)
@@ -330,7 +336,7 @@ class _Cutter:
                 k = min(self.overlap, max(0, cap - tokens.count(at, cut)))
                 tried = at
                 while k > 0:
-                    back = max(tokens.bound(max(first - k, 0)), prev)
+                    back = max(tokens.bound(max(first - k, 0)), prev, floor)
                     s = self.next_line(back, at)
                     if s >= at:
                         break
