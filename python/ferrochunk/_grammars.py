@@ -5,16 +5,22 @@ returns a capsule named ``tree_sitter.Language`` holding the grammar's ``TSLangu
 pointer; the core reads that pointer (``rust/python/grammar.rs``). A name or
 ``"module:function"`` is the form that travels (it pickles), and is resolved in each
 process, once.
+
+Language strings arrive from ``--chunker`` specs, TOML configs and pipeline YAML, so a
+``"module:function"`` imports only a grammar module (``tree_sitter_<name>:language…``),
+or a module the operator lists in ``FERROCHUNK_GRAMMAR_MODULES``: never ``os:getcwd``.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 import re
 import types
 from typing import Any
 
+from . import _native
 from ._validate import describe
 from .errors import ConfigError, ConfigTypeError
 
@@ -68,6 +74,11 @@ EXTENSIONS: dict[str, str] = {
 }
 
 _TARGET = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*\Z")
+# A grammar package's module and its documented entry points (`language`, `language_tsx`).
+_GRAMMAR_TARGET = re.compile(r"tree_sitter_[a-z0-9_]+:language(_[a-z0-9_]+)?\Z")
+ALLOW_ENV = "FERROCHUNK_GRAMMAR_MODULES"
+"""Comma-separated modules whose functions ``"module:function"`` may call besides the
+``tree_sitter_<name>`` grammar packages: the explicit opt-in for a grammar elsewhere."""
 _EXPECTED = (
     "a grammar name (one of " + ", ".join(sorted(GRAMMARS)) + "), 'module:function', or the "
     "capsule a grammar package returns (tree_sitter_python.language())"
@@ -84,6 +95,12 @@ def check(language: Any) -> None:
     if isinstance(language, str):
         if language not in GRAMMARS and not _TARGET.match(language):
             raise ConfigError(f"Code.language must be {_EXPECTED}, got {language!r}")
+        if language not in GRAMMARS and not _allowed(language):
+            raise ConfigError(
+                f"Code.language={language!r}: only grammar modules are imported "
+                "('tree_sitter_<name>:language' or 'language_<variant>'); to load a grammar "
+                f"from another module, list the module in {ALLOW_ENV}"
+            )
         return
     if is_capsule(language):
         return
@@ -100,6 +117,14 @@ def check(language: Any) -> None:
     else:
         hint = "pass the grammar's name"
     raise ConfigTypeError(f"Code.language must be {_EXPECTED}, got {describe(language)}: {hint}")
+
+
+def _allowed(target: str) -> bool:
+    """Whether a ``"module:function"`` may be imported and called."""
+    if _GRAMMAR_TARGET.match(target):
+        return True
+    module = target.partition(":")[0]
+    return module in {m.strip() for m in os.environ.get(ALLOW_ENV, "").split(",")}
 
 
 @functools.cache
@@ -130,6 +155,9 @@ def _named(target: str) -> Any:
 
 
 def capsule(language: Any) -> Any:
-    """The grammar capsule for ``language`` (checked already by :func:`check`)."""
+    """The grammar capsule for ``language``, its ABI one the runtime reads (so that a
+    config fails where it is built or unpickled, not at a worker's first ``chunk()``)."""
     check(language)
-    return language if is_capsule(language) else _named(language)
+    found = language if is_capsule(language) else _named(language)
+    _native.grammar_abi(found)
+    return found

@@ -144,6 +144,10 @@ def delimiter_pieces(text: str, spec: _Spec) -> npt.NDArray[np.int64]:
 def _debug_panic() -> None:
     """Test-only: panics inside the core, which must arrive as ``InternalError``."""
 
+def grammar_abi(capsule: object) -> int:
+    """The ABI version of a grammar capsule; ``ConfigError`` for anything else, or for an
+    ABI the runtime does not read."""
+
 def chunk_arrow(
     data: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int32] | npt.NDArray[np.int64],
@@ -207,6 +211,7 @@ __all__ = [
     "encode",
     "encode_list",
     "encode_with_offsets",
+    "grammar_abi",
     "num_tokens_from_string",
     "ragflow_compute_overlap_prefix",
     "ragflow_has_wrapped_delimiter",

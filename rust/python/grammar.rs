@@ -8,6 +8,8 @@
 
 #![allow(unsafe_code)]
 
+use std::sync::LazyLock;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyCapsuleMethods};
 use tree_sitter::{Language, LANGUAGE_VERSION, MIN_COMPATIBLE_LANGUAGE_VERSION};
@@ -17,6 +19,14 @@ use crate::error::Error;
 
 /// The name grammar packages give their capsules.
 const CAPSULE: &std::ffi::CStr = c"tree_sitter.Language";
+
+/// The ABI versions the runtime reads, from its own constants.
+static ABI_EXPECTED: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "a grammar of ABI {MIN_COMPATIBLE_LANGUAGE_VERSION} to {LANGUAGE_VERSION} (what the \
+         linked tree-sitter runtime reads)"
+    )
+});
 
 fn refused(value: String, expected: &'static str) -> Error {
     Error::InvalidConfig {
@@ -49,17 +59,30 @@ pub fn language(capsule: &Bound<'_, PyAny>) -> PyResult<Language> {
         .or_raise(py);
     };
     // SAFETY: a capsule named `tree_sitter.Language` holds a `const TSLanguage *` to
-    // the grammar's static data (tree-sitter's binding convention); the grammar's
-    // module stays loaded while the capsule lives, and the runtime reads the language
-    // only after the ABI check below. A capsule forged under that name is out of scope.
+    // static data in the grammar's extension module (tree-sitter's binding convention).
+    // CPython never unloads an extension module, so that data outlives the capsule and
+    // every `Language` made from it (dropping one of a static grammar frees nothing);
+    // the only field read before the ABI check below is the version. A capsule forged
+    // under that name is out of scope.
     let language = unsafe { Language::from_raw(ptr.as_ptr().cast()) };
     let abi = language.abi_version();
     if !(MIN_COMPATIBLE_LANGUAGE_VERSION..=LANGUAGE_VERSION).contains(&abi) {
         return Err(refused(
             format!("a grammar of ABI version {abi}"),
-            "a grammar of ABI 13 to 15 (what the tree-sitter 0.25 runtime reads)",
+            ABI_EXPECTED.as_str(),
         ))
         .or_raise(py);
     }
     Ok(language)
+}
+
+/// The ABI version of a grammar capsule, after the checks [`language`] makes: a config
+/// calls it where it is built and unpickled.
+///
+/// # Errors
+/// `ConfigError`, as [`language`].
+#[pyfunction]
+#[pyo3(name = "grammar_abi")]
+pub fn py_grammar_abi(capsule: &Bound<'_, PyAny>) -> PyResult<usize> {
+    Ok(language(capsule)?.abi_version())
 }

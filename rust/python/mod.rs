@@ -51,6 +51,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pipeline::PyStream>()?;
     m.add_function(wrap_pyfunction!(arrow::py_chunk_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(errors::py_debug_panic, m)?)?;
+    m.add_function(wrap_pyfunction!(grammar::py_grammar_abi, m)?)?;
     m.add_class::<hf::PyHfTokenizer>()?;
     m.add_function(wrap_pyfunction!(tokenize::py_encode, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_encode_list, m)?)?;
