@@ -7,6 +7,8 @@ import csv
 import json
 import random
 import re
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -468,3 +470,83 @@ def test_delimiter_merge_is_scored_by_its_spans_and_parent_child_by_its_parents(
     assert [s.spans for s in p.spans] == [((c.char_start, c.char_end),) for c in tops]
     assert p.chunks == len(tops)
     assert p.label.startswith("ParentChild(")  # no spec: its repr
+
+
+MODEL = Path(__file__).parent / "data" / "models" / "all-MiniLM-L6-v2.tokenizer.json"
+
+
+def test_the_tokenizer_reaches_the_chunking_and_is_named():
+    docs = {"a": TEXT}
+    questions = [q([("a", 0, 40)])]
+    tok = fc.Tokenizer.from_file(MODEL)
+    config = fc.Recursive(64)
+    got = evaluate(docs, questions, [config], retriever=Fixed(), k=1, tokenizer=tok)
+    cl100k = evaluate(docs, questions, [config], retriever=Fixed(), k=1)
+    chunks = fc.chunk(TEXT, config, tokenizer=tok)
+    assert got.chunkers[0].chunks == len(chunks) != cl100k.chunkers[0].chunks
+    assert got.chunkers[0].mean_tokens == sum(c.token_count for c in chunks) / len(chunks)
+    assert got.tokenizer == tok.name
+    assert cl100k.tokenizer == "cl100k_base"
+    assert got.to_dict()["tokenizer"] == tok.name
+
+
+def test_the_cli_takes_a_tokenizer_json_and_names_it(tmp_path, capsys):
+    (tmp_path / "a.txt").write_text(TEXT, encoding="utf-8")
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"question": "alpha0", "references": [
+        {"doc": "a.txt", "char_start": 0, "char_end": 12}]}) + "\n")  # fmt: skip
+    code = main(["eval", str(tmp_path / "a.txt"), "--questions", str(questions), "--chunker",
+                 "recursive:max_tokens=64", "--tokenizer", str(MODEL), "-k", "1"])  # fmt: skip
+    printed = capsys.readouterr().out
+    assert code == 0
+    name = fc.Tokenizer.from_file(MODEL).name
+    assert f"sizes in {name} tokens" in printed
+    chunks = len(fc.chunk(TEXT, fc.Recursive(64), tokenizer=fc.Tokenizer.from_file(MODEL)))
+    assert re.search(rf"recursive:max_tokens=64\s+{chunks}\s", printed)
+
+
+def test_a_reused_bm25_scores_new_text_under_an_old_id():
+    bm25 = BM25()
+    questions = [q([("a", 0, 5)], text="zebra")]
+    old = {"a": "alpha beta gamma " * 30}
+    evaluate(old, questions, ["windows:max_tokens=16"], retriever=bm25, k=1)
+    new = {"a": "alpha beta gamma " * 10 + "zebra " + "alpha beta gamma " * 20}
+    ranked = bm25.rank(new, [Indexed(new["a"][i : i + 40], "a", i, i + 40, "") for i in
+                             range(0, len(new["a"]) - 40, 40)], ["zebra"], 1)  # fmt: skip
+    fresh = BM25().rank(new, [Indexed(new["a"][i : i + 40], "a", i, i + 40, "") for i in
+                              range(0, len(new["a"]) - 40, 40)], ["zebra"], 1)  # fmt: skip
+    assert ranked == fresh
+    scores = bm25.scores(new, [Indexed(new["a"][160:200], "a", 160, 200, "")])
+    assert scores("zebra")[0] > 0
+
+
+@pytest.mark.parametrize(
+    ("refs", "message"),
+    [
+        ([("a", 5, 5)], "0 <= start < end"),
+        ([("a", 7, 3)], "0 <= start < end"),
+        ([("a", 0, 10**6)], "0 <= start < end"),
+        ([("a", -1, 3)], "0 <= start < end"),
+        ([("nowhere", 0, 3)], "no document 'nowhere'"),
+        ([], "non-empty"),
+    ],
+)
+def test_evaluate_checks_questions_as_the_file_readers_do(refs, message):
+    question = Question("q7", "what", tuple(Reference(d, s, e) for d, s, e in refs))
+    with pytest.raises(QuestionsError, match=rf"question 'q7'.*{re.escape(message)}"):
+        evaluate({"a": TEXT}, [question], ["windows:max_tokens=64"], retriever=Fixed(), k=1)
+    with pytest.raises(QuestionsError, match="non-empty string"):
+        evaluate({"a": TEXT}, [Question("q8", " ", (Reference("a", 0, 3),))], retriever=Fixed())
+
+
+def test_overlapping_json_lines_references_warn(tmp_path):
+    path = tmp_path / "q.jsonl"
+    refs = [{"doc": "a", "char_start": 0, "char_end": 20}, {"doc": "a", "char_start": 10,
+             "char_end": 30}]  # fmt: skip
+    path.write_text(json.dumps({"question": "x", "references": refs}) + "\n")
+    with pytest.warns(UserWarning, match="line 1: references 0:20 and 10:30 of 'a' overlap"):
+        read_questions(path, {"a": TEXT})
+    path.write_text(json.dumps({"question": "x", "references": refs[:1]}) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_questions(path, {"a": TEXT})

@@ -12,6 +12,8 @@ from typing import Any
 from ..errors import ConfigError
 from ..eval import BM25, CHROMA_ALL, Embeddings, EvalResult, evaluate, read_questions
 from ..eval.retrieve import Retriever, load_callable
+from .chunk import tokenizer_of
+from .extras import need_plot
 from .reports import save_figure, write_report
 from .sources import Source, Unreadable, check_text, discover, read_records
 
@@ -67,8 +69,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="what is indexed: context + text where a chunker gives context (default), or text",
     )
     p.add_argument(
+        "--tokenizer", default="cl100k", metavar="NAME|FILE", help="what the chunkers' sizes "
+        "count in: cl100k (default), o200k, or a model's tokenizer.json"
+    )  # fmt: skip
+    p.add_argument(
         "--token-metrics", action="store_true", help="also score recall, precision and IoU "
-        "over unions of spans in cl100k tokens"
+        "over unions of spans in the tokenizer's tokens"
     )  # fmt: skip
     p.add_argument("--text-field", default="text", help="records: the text field (default text)")
     p.add_argument("--json", metavar="FILE", help="also write every score and each question's "
@@ -152,7 +158,8 @@ def table(result: EvalResult) -> str:
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     title = (
         f"{len(result.questions)} questions over {result.documents} document(s), "
-        f"{result.characters:,} characters; {result.retriever}; {k_name}"
+        f"{result.characters:,} characters; {result.retriever}; sizes in "
+        f"{result.tokenizer} tokens; {k_name}"
     )
     return title + "\n" + "\n".join(lines) + "\n"
 
@@ -192,6 +199,8 @@ def plot(result: EvalResult, path: str) -> None:
 def main_eval(args: argparse.Namespace) -> int:
     ks = _ks(args.k)
     retriever = _retriever(args)
+    tokenizer = tokenizer_of(args.tokenizer)
+    need_plot(args.plot)  # before the documents are read and chunked
     try:
         documents = read_documents(args.paths, args.text_field)
     except Unreadable as exc:
@@ -204,7 +213,7 @@ def main_eval(args: argparse.Namespace) -> int:
     )
     result = evaluate(
         documents, questions, args.chunker, retriever=retriever, k=ks, index=args.index,
-        token_metrics=args.token_metrics,
+        token_metrics=args.token_metrics, tokenizer=tokenizer,
     )  # fmt: skip
     print(table(result), end="")
     print(LEGEND)

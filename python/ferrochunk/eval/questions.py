@@ -16,8 +16,10 @@ Offsets are Python string indices (code points), as ``Chunk.char_start`` is.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
-from collections.abc import Iterator, Mapping
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,7 +86,43 @@ def _json_lines(raw: str, documents: Mapping[str, str]) -> Iterator[Question]:
         refs = row.get("references")
         if not isinstance(refs, list) or not refs:
             raise QuestionsError(f"{where}: 'references' must be a non-empty list, got {refs!r}")
-        yield Question(where, text, tuple(_reference(where, r, documents) for r in refs))
+        question = Question(where, text, tuple(_reference(where, r, documents) for r in refs))
+        _warn_overlaps(question)
+        yield question
+
+
+def _warn_overlaps(question: Question) -> None:
+    """Chroma's metrics add the lengths of the references, so two that overlap count the
+    shared characters twice: say so, naming both."""
+    refs = sorted(question.references, key=lambda r: (r.doc, r.start, r.end))
+    for a, b in itertools.pairwise(refs):
+        if a.doc == b.doc and b.start < a.end:
+            warnings.warn(
+                f"{question.id}: references {a.start}:{a.end} and {b.start}:{b.end} of "
+                f"{a.doc!r} overlap; the scores count the shared characters twice, as "
+                "Chroma's do",
+                UserWarning,
+                stacklevel=4,
+            )
+            return
+
+
+def check_questions(questions: Sequence[Question], documents: Mapping[str, str]) -> None:
+    """Raises ``QuestionsError`` for a question the readers would refuse: an empty text, no
+    references, a document that is not given, or a span outside its document or empty."""
+    for q in questions:
+        where = f"question {q.id!r}"
+        if not isinstance(q.text, str) or not q.text.strip():
+            raise QuestionsError(f"{where}: the text must be a non-empty string, got {q.text!r}")
+        if not isinstance(q.references, tuple | list) or not q.references:
+            raise QuestionsError(
+                f"{where}: references must be a non-empty tuple of Reference, got {q.references!r}"
+            )
+        for ref in q.references:
+            if not isinstance(ref, Reference):
+                raise QuestionsError(f"{where}: a reference must be a Reference, got {ref!r}")
+            text = _document(where, ref.doc, documents)
+            _span(where, ref.doc, text, ref.start, ref.end)
 
 
 def _document(where: str, doc: Any, documents: Mapping[str, str]) -> str:

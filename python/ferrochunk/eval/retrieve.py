@@ -99,7 +99,8 @@ class _Vocabulary:
 
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
-        self.docs: dict[str, tuple[np.ndarray[Any, Any], ...]] = {}
+        # By id and text: a reused BM25 given new text under an old id analyses it anew.
+        self.docs: dict[tuple[str, str], tuple[np.ndarray[Any, Any], ...]] = {}
 
     def terms(self, text: str) -> list[int]:
         ids = self.ids
@@ -107,7 +108,8 @@ class _Vocabulary:
 
     def document(self, doc: str, text: str) -> tuple[np.ndarray[Any, Any], ...]:
         """Word starts, word ends, each word's first term, and the term ids in order."""
-        if doc not in self.docs:
+        key = (doc, text)
+        if key not in self.docs:
             # Split with the words captured: text between words, word, text, word, ...
             parts = _SPLIT.split(text)
             bounds = np.cumsum([0, *map(len, parts)])
@@ -120,13 +122,13 @@ class _Vocabulary:
             else:  # a word is one term
                 first = np.arange(len(words) + 1)
                 flat = [ids.setdefault(w, len(ids)) for w in map(str.casefold, words)]
-            self.docs[doc] = (
+            self.docs[key] = (
                 bounds[1:-1:2],
                 bounds[2::2],
                 np.asarray(first, dtype=np.int64),
                 np.asarray(flat, dtype=np.int64),
             )
-        return self.docs[doc]
+        return self.docs[key]
 
     def chunk(self, text: str, start: int, end: int, arrays: tuple[Any, ...]) -> list[Any]:
         """The term ids of ``text[start:end]``: the document's words inside, and the words

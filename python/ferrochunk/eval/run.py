@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from ..tokenizers import Tokenizer
 from ..types import Chunk
 from . import metrics
 from .metrics import ChunkSpan
-from .questions import Question, read_questions
+from .questions import Question, check_questions, read_questions
 from .retrieve import BM25, Indexed, Retriever
 from .stats import Score, interval
 
@@ -95,6 +95,7 @@ class EvalResult:
     retriever: str
     documents: int
     characters: int
+    tokenizer: str = "cl100k_base"  # what chunk sizes (and token metrics) count in
 
     @property
     def best(self) -> ChunkerResult:
@@ -120,6 +121,7 @@ class EvalResult:
 
         return {
             "retriever": self.retriever,
+            "tokenizer": self.tokenizer,
             "documents": self.documents,
             "characters": self.characters,
             "k": list(self.k),
@@ -259,7 +261,10 @@ def evaluate(
     questions file (JSON lines, or Chroma's CSV). ``configs`` are configs or specs
     (``"recursive:max_tokens=256"``); by default :func:`default_configs`. ``retriever`` is
     :class:`BM25` by default. ``index="embedded"`` indexes ``context + text`` where a config
-    gives context (Markdown, Code), ``"text"`` the text alone. See ``docs/eval.md``.
+    gives context (Markdown, Code), ``"text"`` the text alone. ``tokenizer`` is what the
+    configs' sizes (and the token metrics) count in: an encoding's name or any
+    :class:`~ferrochunk.Tokenizer`, such as a model's ``tokenizer.json``. See
+    ``docs/eval.md``.
 
     >>> from ferrochunk.eval import Question, Reference, evaluate
     >>> text = "The sky is blue. " * 40 + "The answer is forty-two. " + "Grass is green. " * 40
@@ -280,6 +285,7 @@ def evaluate(
         raise ConfigTypeError(
             f"questions must be a non-empty list of Question, got {questions!r:.80}"
         )
+    check_questions(questions, documents)  # as the file readers check them
     if index not in ("embedded", "text"):
         raise ConfigError(f"index must be 'embedded' or 'text', got {index!r}")
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
@@ -287,15 +293,19 @@ def evaluate(
     ks = _ks(k)
     retriever = retriever if retriever is not None else BM25()
     cfgs = _configs(configs, documents)
-    token_map = None
-    if token_metrics:
-        tok = tokenizer if isinstance(tokenizer, Tokenizer) else Tokenizer.from_name(tokenizer)
-        token_map = _TokenMap(documents, tok)
+    if isinstance(tokenizer, str):
+        tokenizer = Tokenizer.from_name(tokenizer)
+    elif not isinstance(tokenizer, Tokenizer):
+        raise ConfigTypeError(
+            f"tokenizer must be a Tokenizer or an encoding's name, got {describe(tokenizer)}"
+        )
+    token_map = _TokenMap(documents, tokenizer) if token_metrics else None
     runs = [
-        _one(config, documents, questions, retriever, ks, index, token_map, threads)
+        _one(config, documents, questions, retriever, ks, index, token_map, tokenizer, threads)
         for config in cfgs
     ]
-    return _ranked_result(runs, questions, ks, retriever, documents, resamples, seed)
+    result = _ranked_result(runs, questions, ks, retriever, documents, resamples, seed)
+    return replace(result, tokenizer=tokenizer.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,11 +336,12 @@ def _one(
     ks: tuple[int, ...],
     index: str,
     token_map: _TokenMap | None,
+    tokenizer: Tokenizer,
     threads: int | None,
 ) -> _Run:
     """One config's chunks, retrievals and per-question scores."""
     t0 = time.perf_counter()
-    chunked = chunk_many(list(documents.values()), config, threads=threads)
+    chunked = chunk_many(list(documents.values()), config, tokenizer=tokenizer, threads=threads)
     t1 = time.perf_counter()
     flat = [(doc, c) for doc, cs in zip(documents, chunked, strict=True) for c in cs]
     spans = tuple(_spans(doc, c) for doc, c in flat)
