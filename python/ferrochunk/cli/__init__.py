@@ -18,6 +18,7 @@ from ..errors import FerrochunkError
 from . import bench as bench_cli
 from . import eval as eval_cli
 from .chunk import add_arguments, main_chunk
+from .extras import missing_package
 from .sources import label
 
 
@@ -87,9 +88,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except (FerrochunkError, LookupError) as exc:
-        message = exc.args[0] if isinstance(exc, LookupError) and exc.args else exc
-        print(f"ferrochunk: {message}", file=sys.stderr)
+    except FerrochunkError as exc:
+        # Usage and configuration errors: raised by explicit checks of what was given.
+        # Anything else (a KeyError, an IndexError) is a bug and keeps its traceback.
+        print(f"ferrochunk: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:
+        # A missing extra (pyarrow, matplotlib, a tree-sitter grammar), wherever it is
+        # imported: one line that names the package and how to install it.
+        missing = missing_package(exc)
+        if missing is None:
+            raise
+        print(f"ferrochunk: {missing}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader (e.g. `head`) left; stop quietly, as Unix tools do.

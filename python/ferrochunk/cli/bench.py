@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import bench
 from ..errors import ConfigError
+from .extras import need_plot
 from .reports import save_figure, write_report
 from .sources import Source, Unreadable, check_text, discover, read_records
 
@@ -346,6 +347,7 @@ def main_bench(args: argparse.Namespace) -> int:
         for c in rows:
             print(f"{c.key:30} {c.kind:10} {c.label}")
         return 0
+    need_plot(args.plot)  # before the run, not after every chunker has been measured
     documents: dict[str, str] = {}
     try:
         if args.questions is not None:

@@ -69,6 +69,8 @@ def _cells(row: bench_code.Row, floor: float | None) -> list[str]:
 
 def main_code(args: argparse.Namespace) -> int:
     os.environ.setdefault("RAYON_NUM_THREADS", "1")
+    if args.plot is not None:
+        raise ConfigError("--plot does not apply to --chunker code (use --json or --markdown)")
     if args.max_tokens < 16:
         raise ConfigError(f"--max-tokens must be >= 16 for Code, got {args.max_tokens}")
     try:

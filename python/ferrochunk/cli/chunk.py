@@ -32,6 +32,7 @@ from ..pipeline import _chunk_blocks, chunk, chunk_file, chunk_many
 from ..records import record
 from ..rules import CHUNKERS, config_from_mapping
 from ..tokenizers import Tokenizer
+from .extras import need as _need
 from .progress import Progress
 from .sink import FORMATS, Sink, target
 from .sources import (
@@ -549,20 +550,6 @@ def _sample() -> Path:
     return Path(str(resources.files("ferrochunk") / "data" / "sample.md"))
 
 
-def _need(module: str, extra: str, why: str) -> None:
-    """Imports an optional module before anything is read, so that a missing extra is one
-    line (exit 2) rather than a traceback."""
-    try:
-        require(module, extra)
-    except ImportError as exc:
-        root = module.partition(".")[0]
-        cause = exc.__cause__
-        missing = getattr(cause, "name", None) or ""
-        if isinstance(cause, ModuleNotFoundError) and missing.partition(".")[0] == root:
-            raise FerrochunkError(f"{why} needs {root}: pip install 'ferrochunk[{extra}]'") from exc
-        raise FerrochunkError(f"{why} needs {root}, which fails to import: {cause}") from exc
-
-
 def _extras(args: argparse.Namespace, fmt: str, sources: Sequence[Source]) -> None:
     if fmt == "parquet":
         why = "--format parquet" if args.format else f"-o {label(args.output)}"
@@ -623,7 +610,10 @@ def _check_run(args: argparse.Namespace) -> tuple[Path | None, str, str | None]:
     """Everything checked before any input is read: the tokenizer, the encoding, the
     threads, and the output (its path and format); and the engine asked for, if any."""
     tokenizer_of(args.tokenizer)  # a bad tokenizer fails before the output is touched
-    codecs.lookup(args.encoding)  # LookupError for an unknown encoding
+    try:
+        codecs.lookup(args.encoding)
+    except LookupError:
+        raise FerrochunkError(f"--encoding: unknown encoding {args.encoding!r}") from None
     if args.threads is not None and args.threads < 1:
         raise FerrochunkError(f"--threads must be >= 1, got {args.threads}")
     output = Path(args.output) if args.output else None
