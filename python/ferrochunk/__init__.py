@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from importlib.metadata import version as _dist_version
+
 from .config import (
     CleanRules,
     Code,
@@ -55,4 +57,5 @@ __all__ = [
     "from_parser_config",
     "from_process_rule",
 ]
-__version__ = "0.1.0"
+# The installed distribution's version: maturin takes it from Cargo.toml, the one source.
+__version__: str = _dist_version("ferrochunk")
