@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ferrochunk.compat import ragflow as native
@@ -52,6 +52,34 @@ def same(name: str, *args: Any) -> None:
 )
 def test_naive_merge(sections, size, delimiter, percent, strategy):
     same("naive_merge", sections, size, delimiter, percent, strategy)
+
+
+# Raw NaN and ±Inf overlap with a size of 0 or 0.5: the threshold and the first prefix
+# raise or not by §4.3's rules, so these draws get their own, denser, test.
+RAW_NON_FINITE = st.sampled_from([math.nan, math.inf, -math.inf])
+
+
+@settings(max_examples=600)
+@given(
+    st.one_of(TEXT, st.lists(TEXT, max_size=5), st.lists(st.tuples(TEXT, TEXT), max_size=5)),
+    st.sampled_from([0, 0.5, 1]),
+    DELIMITER,
+    RAW_NON_FINITE,
+    STRATEGY,
+)
+@example(["ab", "cd\n", "ef"], 0, "\n", math.nan, reference.MergeStrategy.OVER_CAP)
+@example(["ab", "cd\n", "ef"], 0.5, "\n", math.nan, reference.MergeStrategy.UNDER_CAP)
+@example(["@@1\t2##", "ab"], 0, "\n", math.nan, reference.MergeStrategy.OVER_CAP)
+@example("a\nb", 128, "\n", math.nan, reference.MergeStrategy.OVER_CAP)
+@example(["a", "b"], 128, "\n", math.inf, reference.MergeStrategy.OVER_CAP)
+def test_naive_merge_with_non_finite_overlap(sections, size, delimiter, percent, strategy):
+    same("naive_merge", sections, size, delimiter, percent, strategy)
+
+
+@settings(max_examples=300)
+@given(st.lists(TEXT, max_size=8), st.sampled_from([0, 0.5, 1]), STRATEGY, RAW_NON_FINITE)
+def test_merge_paragraphs_with_non_finite_overlap(paragraphs, size, strategy, percent):
+    same("merge_paragraphs", paragraphs, size, strategy, None, percent)
 
 
 @given(
