@@ -20,11 +20,10 @@ import re
 import types
 from typing import Any
 
-from . import _native
 from ._validate import describe
 from .errors import ConfigError, ConfigTypeError
 
-__all__ = ["EXTENSIONS", "GRAMMARS", "capsule", "is_capsule"]
+__all__ = ["EXTENSIONS", "GRAMMARS", "capsule", "checked", "is_capsule"]
 
 # name: (package to install, module, function)
 GRAMMARS: dict[str, tuple[str, str, str]] = {
@@ -155,9 +154,17 @@ def _named(target: str) -> Any:
 
 
 def capsule(language: Any) -> Any:
-    """The grammar capsule for ``language``, its ABI one the runtime reads (so that a
-    config fails where it is built or unpickled, not at a worker's first ``chunk()``)."""
+    """The grammar capsule for ``language`` (checked already by :func:`check`)."""
     check(language)
-    found = language if is_capsule(language) else _named(language)
+    return language if is_capsule(language) else _named(language)
+
+
+def checked(language: Any) -> Any:
+    """:func:`capsule`, its ABI one the core's runtime reads, so that a config fails where
+    it is built or unpickled, not at a worker's first ``chunk()``. (The reference reads
+    the grammar with py-tree-sitter, which checks it its own way, and never calls here.)"""
+    found = capsule(language)
+    from . import _native  # the extension, only when a config is built
+
     _native.grammar_abi(found)
     return found

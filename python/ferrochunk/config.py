@@ -572,7 +572,7 @@ class Code:
             raise ConfigError(f"Code.overlap_tokens must be < max_tokens ({size}), got {overlap}")
         if not isinstance(self.context, bool):
             raise ConfigTypeError(f"Code.context must be a bool, got {describe(self.context)}")
-        _grammars.capsule(self.language)  # fails now, naming the package or the ABI
+        _grammars.checked(self.language)  # fails now, naming the package or the ABI
         object.__setattr__(self, "max_tokens", size)
         object.__setattr__(self, "overlap_tokens", overlap)
 
@@ -594,7 +594,7 @@ class Code:
         names = ("max_tokens", "language", "overlap_tokens", "context")
         for name, value in zip(names, state, strict=True):
             object.__setattr__(self, name, value)
-        _grammars.capsule(self.language)  # the worker's grammar: installed, of a known ABI
+        _grammars.checked(self.language)  # the worker's grammar: installed, of a known ABI
 
     _metadata: ClassVar[tuple[str, ...]] = ("scopes", "context", "context_truncated", "oversize")
     # The kind `rust/python/spec.rs` reads this config as (by attribute name).
