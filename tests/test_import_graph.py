@@ -3,7 +3,7 @@ inside functions and those under ``TYPE_CHECKING``).
 
 - The native API imports nothing from ``ferrochunk.reference``: the product never depends on
   the oracle that checks it. ``backend="reference"`` goes through ``ferrochunk._oracle``,
-  the one module that loads the reference, by name.
+  whose one function imports the reference's ``ORACLE`` lazily.
 - No two modules import each other, directly or through others.
 """
 
@@ -98,28 +98,30 @@ def test_the_native_api_imports_nothing_from_the_reference():
     assert found == set()
 
 
-def test_only_the_oracle_module_names_the_reference():
-    """The reference's twins are loaded in one place, by name, with one importlib call."""
-    naming = {}
-    for path in ROOT.rglob("*.py"):
-        name = _module_name(path)
-        if _in(name, ("ferrochunk.reference",)):
-            continue
-        strings = [
-            node.value
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-            if isinstance(node, ast.Constant)
-            and isinstance(node.value, str)
-            and node.value.startswith("ferrochunk.reference")
-        ]
-        if strings:
-            naming[name] = strings
-    assert naming == {"ferrochunk._oracle": ["ferrochunk.reference._twins"]}
-    source = (ROOT / "_oracle.py").read_text(encoding="utf-8")
-    assert source.count("importlib.import_module(") == 1
+def test_the_oracle_module_reaches_the_reference_lazily_in_one_place():
+    """Of the modules the native API imports, only ``_oracle`` reaches the reference: one
+    import, inside a function, of the twins' constant."""
+    reaching = {
+        module
+        for module, targets in graph().items()
+        if not _in(module, ("ferrochunk.reference", "ferrochunk.compat", "ferrochunk.bench"))
+        and any(_in(t, ("ferrochunk.reference",)) for t in targets)
+    }
+    assert "ferrochunk._oracle" in reaching
+    assert not reaching & {m for m in graph() if _in(m, NATIVE_API)}
+    tree = ast.parse((ROOT / "_oracle.py").read_text(encoding="utf-8"))
+    imports = [
+        (node.module, [a.name for a in node.names])
+        for fn in tree.body
+        if isinstance(fn, ast.FunctionDef)
+        for node in ast.walk(fn)
+        if isinstance(node, ast.ImportFrom)
+    ]
+    assert imports == [("reference._twins", ["ORACLE"])]
+    assert "ferrochunk._oracle" not in graph()["ferrochunk.reference._twins"]
 
 
-def test_the_reference_backend_registers_its_twins():
+def test_the_reference_backend_takes_its_twins():
     from ferrochunk import _oracle
 
     twins = _oracle.oracle()

@@ -1,4 +1,4 @@
-"""The reference twin of each pipeline step, registered with ``ferrochunk._oracle``.
+"""The reference twin of each pipeline step: ``ORACLE``, which ``ferrochunk._oracle`` takes.
 
 Which reference module runs which config is decided here, on the reference's side of the
 boundary; the product's configs know only their native spec.
@@ -7,9 +7,9 @@ boundary; the product's configs know only their native spec.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .. import _oracle
 from ..config import (
     CleanRules,
     Code,
@@ -119,4 +119,16 @@ def char_bytes(text: str, chars: list[int]) -> list[int]:
     return tokens.byte_starts(text, "chars", chars)
 
 
-_oracle.register(_oracle.Oracle(run=run, clean=clean_text, char_bytes=char_bytes))
+@dataclass(frozen=True, slots=True)
+class Oracle:
+    """The reference's twins of the pipeline's steps."""
+
+    run: Callable[[str, Config, Tokenizer], Batch]
+    """One UTF-8-safe text chunked by a config, tokenized by the reference's own means."""
+    clean: Callable[[str, CleanRules], tuple[str, Any]]
+    """The cleaned text and each cleaned character's original span."""
+    char_bytes: Callable[[str, list[int]], list[int]]
+    """Character offsets of a text as UTF-8 byte offsets."""
+
+
+ORACLE = Oracle(run=run, clean=clean_text, char_bytes=char_bytes)
