@@ -46,6 +46,11 @@ MODULES = [
 ]
 
 
+def test_the_readme_is_a_front_door():
+    """At most 20 000 characters: the detail lives in docs/."""
+    assert len((ROOT / "README.md").read_text(encoding="utf-8")) <= 20_000
+
+
 def test_the_readme_python_blocks_run_in_order(tmp_path, monkeypatch):
     """Like a reader pasting each block into one session, in a fresh folder."""
     blocks = BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
