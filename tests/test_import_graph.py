@@ -167,11 +167,12 @@ def test_no_import_cycles():
 
 
 def test_the_row_layout_is_the_cores_and_the_reference_agrees():
-    from ferrochunk import _layout, _native
+    from ferrochunk import _native, _rows
     from ferrochunk.reference import rows
 
-    assert _layout.ROW_COLUMNS == tuple(_native.ROW_COLUMNS) == rows.COLUMNS
-    assert _layout.SPAN_ROW_COLUMNS == ("byte_start", "byte_end", "char_start", "char_end")
+    assert _rows.ROW_COLUMNS == tuple(_native.ROW_COLUMNS) == rows.COLUMNS
+    assert tuple(_native.SPAN_ROW_COLUMNS) == _rows.SPAN_ROW_COLUMNS
+    assert _rows.SPAN_ROW_COLUMNS == ("byte_start", "byte_end", "char_start", "char_end")
     row = rows.row(3, -1, (1, 2), (10, 20, 5, 9), oversize=1, spans=(4, 6))
     named = dict(zip(rows.COLUMNS, row, strict=True))
     assert (named["char_start"], named["byte_end"], named["span_end"]) == (5, 20, 6)

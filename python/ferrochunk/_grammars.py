@@ -20,7 +20,7 @@ import re
 import types
 from typing import Any
 
-from ._validate import describe
+from ._support.validate import describe
 from .errors import ConfigError, ConfigTypeError
 
 __all__ = ["EXTENSIONS", "GRAMMARS", "capsule", "checked", "is_capsule"]

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _layout as L
 from . import _native
-from ._optional import require
-from ._validate import describe
+from . import _rows as L
+from ._support.optional import require
+from ._support.validate import describe
 from .config import Config
 from .errors import ConfigError, ConfigTypeError, InputTypeError
 from .pipeline import _require_config, _reserved, _threads, _tokenizer

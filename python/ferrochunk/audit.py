@@ -187,7 +187,7 @@ def markdown_quality(
     A piece is ``(text, char offset)``; where a chunker reports no offset, blocks are
     looked for in the pieces' text, with white space compared loosely (some splitters
     rejoin lines)."""
-    from ._optional import require
+    from ._support.optional import require
 
     markdown_it = require("markdown_it", "bench")
     parser = markdown_it.MarkdownIt("commonmark").enable("table")

@@ -11,8 +11,8 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import _grammars
-from ._percent import normalize_overlapped_percent
-from ._validate import describe, require_int, require_text
+from ._ragflow_rules import normalize_overlapped_percent
+from ._support.validate import describe, require_int, require_text
 from .errors import ConfigError, ConfigTypeError
 
 if TYPE_CHECKING:

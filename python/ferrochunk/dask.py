@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._optional import require
-from ._validate import describe, require_int
+from ._support.optional import require
+from ._support.validate import describe, require_int
 from ._worker import ChunkStep
 from .arrow import check_columns, native_tokenizer
 from .config import Config

@@ -21,10 +21,10 @@ from typing import Any, TypeVar
 import numpy as np
 
 from . import _clean_stream, _native, _oracle
-from . import _layout as L
-from ._gc import gc_paused
+from . import _rows as L
 from ._rows import Batch
-from ._validate import describe, require_choice, require_int, require_str
+from ._support.gc import gc_paused
+from ._support.validate import describe, require_choice, require_int, require_str
 from .config import CONFIGS, CleanRules, Code, Config, Markdown, ParentChild, SentenceWindows
 from .errors import ConfigError, ConfigTypeError, InputDecodeError, InputTypeError
 from .tokenizers import Tokenizer, offset_safe, resolve, utf8_call, utf8_safe

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._optional import require
-from ._validate import describe, require_int
+from ._support.optional import require
+from ._support.validate import describe, require_int
 from .arrow import chunk_table
 from .config import Config
 from .errors import ConfigError, ConfigTypeError

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._delimiters import parse_delimiter_field
-from ._validate import describe, require_int
+from ._ragflow_rules import parse_delimiter_field
+from ._support.validate import describe, require_int
 from .config import (
     CleanRules,
     Code,

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._optional import require
-from ._validate import describe, require_int
+from ._support.optional import require
+from ._support.validate import describe, require_int
 from ._worker import ChunkStep
 from .arrow import check_columns, chunk_schema, native_tokenizer
 from .config import Config

@@ -19,7 +19,7 @@ import json
 import re
 from typing import Any
 
-from ._validate import describe
+from ._support.validate import describe
 from .config import Config
 from .errors import ConfigError, ConfigTypeError
 from .rules import config_from_mapping, config_to_mapping

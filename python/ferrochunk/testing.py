@@ -23,7 +23,7 @@ from typing import Any
 
 from ._replay import dify, ragflow, voltagent
 from ._replay.codec import decode, encode, encode_error
-from ._validate import require_choice
+from ._support.validate import require_choice
 
 __all__ = ["FAMILIES", "decode", "encode", "encode_error", "family_of", "matches", "replay"]
 

@@ -19,7 +19,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from . import _native
-from ._validate import describe, require_int, require_str
+from ._support.validate import describe, require_int, require_str
 from .errors import (
     ConfigError,
     ConfigTypeError,

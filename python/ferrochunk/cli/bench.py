@@ -244,7 +244,7 @@ def _print_table(results: Sequence[bench.Result], title: str) -> None:
 
 
 def _plot(results: Sequence[bench.Result], path: str, title: str) -> None:
-    from .._optional import require
+    from .._support.optional import require
 
     require("matplotlib", "bench")
     import matplotlib

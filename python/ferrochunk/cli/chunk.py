@@ -15,7 +15,7 @@ import numpy as np
 
 from .._grammars import EXTENSIONS
 from .._grammars import capsule as grammar_capsule
-from .._optional import require
+from .._support.optional import require
 from ..config import (
     CleanRules,
     Code,

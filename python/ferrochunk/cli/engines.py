@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._optional import require
+from .._support.optional import require
 from ..config import Config
 from ..errors import FerrochunkError
 from ..records import json_line

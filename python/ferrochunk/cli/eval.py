@@ -166,7 +166,7 @@ def table(result: EvalResult) -> str:
 
 def plot(result: EvalResult, path: str) -> None:
     """Recall and IoU at the largest k against chunk size, one line per config family."""
-    from .._optional import require
+    from .._support.optional import require
 
     require("matplotlib", "bench")
     import matplotlib

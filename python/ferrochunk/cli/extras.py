@@ -3,7 +3,7 @@ anyway, reported as one line (exit 2) rather than a traceback."""
 
 from __future__ import annotations
 
-from .._optional import require
+from .._support.optional import require
 from ..errors import FerrochunkError
 
 # A missing module with no install hint of its own: the extra that brings it.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from .._optional import require
+from .._support.optional import require
 from ..errors import FerrochunkError
 from ..ray import chunk_dataset
 from .progress import Progress

@@ -34,7 +34,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, TextIO
 
-from .._optional import require
+from .._support.optional import require
 from ..config import Config
 from ..errors import FerrochunkError
 from ..records import arrow_safe, json_line

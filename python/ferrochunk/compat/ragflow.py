@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _native
-from .._merge_strategy import is_under_cap
+from .._ragflow_rules import is_under_cap
 from ..reference.ragflow import (
     BULLET_PATTERN,
     LazyImage,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._validate import require_str
+from .._support.validate import require_str
 from ..config import BREAK_CLASSES, SentenceWindows
 from ..pipeline import chunk
 from ..reference.sentence_windows import NO_BREAK, WHITE_SPACE, class_of

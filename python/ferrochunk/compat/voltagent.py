@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import _native
-from .._gc import gc_paused
+from .._support.gc import gc_paused
 from ..reference import voltagent as _ref
 from ..reference.voltagent import chunkers as _chunkers
 from ..reference.voltagent._js import from_js, js_slice, to_js

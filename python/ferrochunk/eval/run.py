@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import describe
+from .._support.validate import describe
 from ..config import Config, Markdown, Recursive, SentenceWindows, TokenWindows
 from ..errors import ConfigError, ConfigTypeError
 from ..pipeline import chunk_many

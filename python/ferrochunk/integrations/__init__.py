@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from .._validate import describe
+from .._support.validate import describe
 from ..config import CONFIGS, Config, DelimiterMerge, ParentChild, SentenceWindows
 from ..errors import ConfigTypeError
 

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from copy import deepcopy
 from typing import Any
 
-from .._optional import require
-from .._validate import describe
+from .._support.optional import require
+from .._support.validate import describe
 from ..config import Code, Config, DelimiterMerge, Markdown, ParentChild, Recursive
 from ..errors import ConfigError, ConfigTypeError, InputTypeError, UnknownTokenizerError
 from ..pipeline import _threads, chunk_many

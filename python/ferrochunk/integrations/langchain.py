@@ -14,8 +14,8 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from .._optional import require
-from .._validate import describe
+from .._support.optional import require
+from .._support.validate import describe
 from ..config import Code, Config, Markdown, Recursive
 from ..errors import ConfigError, ConfigTypeError
 from ..pipeline import _tokenizer, chunk, chunk_many

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from .._optional import require
-from .._validate import describe
+from .._support.optional import require
+from .._support.validate import describe
 from ..config import Code, Config, Markdown, ParentChild, Recursive
 from ..errors import ConfigTypeError
 from ..pipeline import _tokenizer, chunk_many, lowered

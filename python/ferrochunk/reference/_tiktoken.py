@@ -16,7 +16,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from .._optional import require
+from .._support.optional import require
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MISSING = (

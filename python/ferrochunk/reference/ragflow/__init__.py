@@ -7,7 +7,7 @@ Section numbers in the docstrings refer to that spec.
 
 from __future__ import annotations
 
-from ..._merge_strategy import MergeStrategy
+from ..._ragflow_rules import MergeStrategy
 from .delim import (
     compile_delimiter_pattern,
     has_wrapped_delimiter,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..._delimiters import (
+from ..._ragflow_rules import (
     has_wrapped_delimiter,
     normalize_text_newlines,
     parse_delimiter_field,

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..._merge_strategy import MergeStrategy, is_under_cap
+from ..._ragflow_rules import MergeStrategy, is_under_cap
 from .delim import (
     compile_delimiter_pattern,
     has_wrapped_delimiter,

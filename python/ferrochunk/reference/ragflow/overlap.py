@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..._percent import normalize_overlapped_percent
+from ..._ragflow_rules import normalize_overlapped_percent
 from .tokens import num_tokens_from_string
 
 __all__ = ["apply_overlap", "compute_overlap_prefix", "normalize_overlapped_percent", "remove_tag"]

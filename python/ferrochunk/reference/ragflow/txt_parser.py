@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._merge_strategy import MergeStrategy
+from ..._ragflow_rules import MergeStrategy
 from .delim import (
     compile_delimiter_pattern,
     normalize_text_newlines,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Literal, TypeVar
 
-from ..._validate import require_choice
+from ..._support.validate import require_choice
 from ...types import VoltAgentChunk
 from . import tokenizers
 from ._js import from_js, js_ceil, js_index, js_max, js_min, js_slice, num, to_js

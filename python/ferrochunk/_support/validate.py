@@ -10,7 +10,7 @@ import math
 import numbers
 from typing import Any
 
-from .errors import ConfigError, ConfigTypeError, InputTypeError
+from ..errors import ConfigError, ConfigTypeError, InputTypeError
 
 
 def describe(value: Any) -> str:
