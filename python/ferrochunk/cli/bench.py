@@ -14,7 +14,7 @@ from .. import bench
 from ..errors import ConfigError
 from .extras import need_plot
 from .reports import save_figure, write_report
-from .sources import Source, Unreadable, check_text, discover, read_records
+from .sources import Unreadable, read_texts
 
 COLUMNS = [
     ("chunker", "chunker"),
@@ -153,40 +153,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _documents(paths: Sequence[str], text_field: str) -> list[str]:
-    """The texts to measure on; any unreadable input is an error (a benchmark on part of
-    what was asked for would mislead)."""
+    """The texts to measure on (the bundled sample without paths); any unreadable input is
+    an error (a benchmark on part of what was asked for would mislead)."""
     if not paths:
         from .chunk import _sample
 
         return [_sample().read_text(encoding="utf-8")]
-    sources, missing = discover(paths, "*")
-    if missing:
-        name, why = missing[0]
-        raise Unreadable(f"{name}: {why}")
-    texts = []
-    for source in sources:
-        texts.extend(_read(source, text_field))
-    if not any(texts):
+    texts = [t for t in read_texts(paths, text_field=text_field).values() if t]
+    if not texts:
         raise Unreadable(f"no text in {', '.join(paths)}")
-    return [t for t in texts if t]
-
-
-def _read(source: Source, text_field: str) -> list[str]:
-    if source.kind == "stdin":
-        return [sys.stdin.read()]
-    if source.kind in ("jsonl", "parquet"):
-        try:
-            return [r.text for r in read_records(source, text_field, None)]
-        except Unreadable as exc:
-            # bench has --text-field, not --id-field or --encoding.
-            why = exc.hint if exc.option == "--text-field" else str(exc)
-            raise Unreadable(f"{source.name}: {why}") from exc
-    try:
-        check_text(source, "utf-8")
-    except Unreadable as exc:
-        raise Unreadable(f"{source.name}: {exc}") from exc
-    assert source.path is not None
-    return [source.path.read_text(encoding="utf-8")]
+    return texts
 
 
 def _cell(result: bench.Result, field: str) -> str:

@@ -7,13 +7,14 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from .. import bench_code
 from .._grammars import EXTENSIONS
 from ..errors import ConfigError
 from .reports import write_report
-from .sources import Unreadable, check_text, discover
+from .sources import Unreadable, read_texts
 
 COLUMNS = ("language", "chunker", "MB/s", "× parse", "chunks", "defs cut", "over cap", "no scope")
 
@@ -32,20 +33,12 @@ def _files(args: argparse.Namespace) -> dict[str, list[str]]:
     default) goes by extension and passes over the rest."""
     if not args.paths:
         raise ConfigError("--chunker code needs files or folders of source code")
-    sources, missing = discover(args.paths, "*")
-    if missing:
-        name, why = missing[0]
-        raise Unreadable(f"{name}: {why}")
     language = args.language or "auto"
     out: dict[str, list[str]] = {}
-    for s in sources:
-        if s.path is None or s.kind != "text":
-            raise ConfigError(f"--chunker code reads source files, not {s.name}")
-        lang = EXTENSIONS.get(s.path.suffix.lower()) if language == "auto" else language
-        if lang is None:
-            continue
-        check_text(s, "utf-8")
-        out.setdefault(lang, []).append(s.path.read_text(encoding="utf-8"))
+    for ident, text in read_texts(args.paths).items():
+        lang = EXTENSIONS.get(Path(ident).suffix.lower()) if language == "auto" else language
+        if lang is not None:
+            out.setdefault(lang, []).append(text)
     if not out:
         raise ConfigError("no source files with a known extension (docs/code.md lists them)")
     return out

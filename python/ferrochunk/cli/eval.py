@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
@@ -15,7 +14,7 @@ from ..eval.retrieve import Retriever, load_callable
 from .chunk import tokenizer_of
 from .extras import need_plot
 from .reports import save_figure, write_report
-from .sources import Source, Unreadable, check_text, discover, read_records
+from .sources import Unreadable, read_texts
 
 LEGEND = (
     "recall, precision, IoU: Chroma's chunking_evaluation scores over characters at the "
@@ -83,40 +82,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def read_documents(paths: list[str], text_field: str) -> dict[str, str]:
-    """Documents by id: a file's path relative to the folder given (a file given alone:
-    its name), and ``path#id`` for records (the record's number)."""
-    docs: dict[str, str] = {}
-    for given in paths:
-        root = Path(given)
-        sources, missing = discover([given], "*")
-        if missing:
-            name, why = missing[0]
-            raise Unreadable(f"{name}: {why}")
-        for source in sources:
-            for ident, text in _read(source, root, text_field).items():
-                if ident in docs:
-                    raise Unreadable(f"two documents are named {ident!r}; pass their folder")
-                docs[ident] = text
+    """Documents by id (:func:`~ferrochunk.cli.sources.read_texts`'s rule)."""
+    docs = read_texts(paths, text_field=text_field)
     if not docs:
         raise Unreadable(f"no documents in {', '.join(paths)}")
     return docs
-
-
-def _read(source: Source, root: Path, text_field: str) -> dict[str, str]:
-    if source.path is None:
-        raise Unreadable("eval reads files, not stdin")
-    ident = source.path.relative_to(root).as_posix() if root.is_dir() else root.name
-    if source.kind in ("jsonl", "parquet"):
-        try:
-            return {f"{ident}#{r.id}": r.text for r in read_records(source, text_field, None)}
-        except Unreadable as exc:
-            raise Unreadable(f"{source.name}: {exc.hint}") from exc
-    try:
-        check_text(source, "utf-8")
-    except Unreadable as exc:
-        raise Unreadable(f"{source.name}: {exc}") from exc
-    # Text mode, as Chroma's evaluation reads its corpora (its offsets count "\n" for "\r\n").
-    return {ident: source.path.read_text(encoding="utf-8")}
 
 
 def _ks(text: str) -> list[int]:

@@ -1,4 +1,5 @@
-"""What the CLI reads: text files (streamed), JSONL and Parquet records, and stdin."""
+"""What the CLI reads: text files (streamed), JSONL and Parquet records, and stdin; and,
+for the commands that hold every document at once, :func:`read_texts`."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import codecs
 import fnmatch
 import json
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -318,3 +320,50 @@ def record_parts(source: Source, text_field: str, id_field: str | None) -> list[
             parts.append(Part(start, at, first))
             start, first = at, record
     return [*parts, Part(start, None, first)]
+
+
+def read_texts(
+    paths: Sequence[str], *, text_field: str = "text", id_field: str | None = None
+) -> dict[str, str]:
+    """Every document of ``paths`` by id, for the commands that hold them all (``bench``,
+    ``eval``). One id rule: a file's path relative to the folder given (a file given alone:
+    its name), ``FILE#ID`` for a record (``id_field``'s value, else the record's number),
+    ``-`` for stdin. Text is read as UTF-8 in text mode (``"\\r\\n"`` reads as ``"\\n"``,
+    as Chroma's evaluation reads its corpora). Anything unreadable raises
+    :class:`Unreadable` naming it, and so do two documents with one id: a run on part of
+    what was asked for would mislead."""
+    docs: dict[str, str] = {}
+    for given in paths:
+        sources, missing = discover([given], "*")
+        if missing:
+            name, why = missing[0]
+            raise Unreadable(f"{name}: {why}")
+        root = Path(given)
+        for source in sources:
+            for ident, text in _texts(source, root, text_field, id_field):
+                if ident in docs:
+                    raise Unreadable(f"two documents are named {ident!r}; pass their folder")
+                docs[ident] = text
+    return docs
+
+
+def _texts(
+    source: Source, root: Path, text_field: str, id_field: str | None
+) -> Iterator[tuple[str, str]]:
+    if source.path is None:
+        yield "-", sys.stdin.read()
+        return
+    ident = source.path.relative_to(root).as_posix() if root.is_dir() else label(root.name)
+    if source.kind in ("jsonl", "parquet"):
+        try:
+            for r in read_records(source, text_field, id_field):
+                yield f"{ident}#{r.id}", r.text
+        except Unreadable as exc:
+            why = exc.hint if exc.option in ("--text-field", "--id-field") else str(exc)
+            raise Unreadable(f"{source.name}: {why}") from exc
+        return
+    try:
+        check_text(source, "utf-8")
+    except Unreadable as exc:
+        raise Unreadable(f"{source.name}: {exc}") from exc
+    yield ident, source.path.read_text(encoding="utf-8")
