@@ -5,11 +5,14 @@ inside functions and those under ``TYPE_CHECKING``).
   the oracle that checks it. ``backend="reference"`` goes through ``ferrochunk._oracle``,
   whose one function imports the reference's ``ORACLE`` lazily.
 - No two modules import each other, directly or through others.
+- Every import keeps to the package map of ``docs/design.md``: a floor imports its own and
+  those below, and the reference only what its line lists.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
 
@@ -176,3 +179,54 @@ def test_the_row_layout_is_the_cores_and_the_reference_agrees():
     row = rows.row(3, -1, (1, 2), (10, 20, 5, 9), oversize=1, spans=(4, 6))
     named = dict(zip(rows.COLUMNS, row, strict=True))
     assert (named["char_start"], named["byte_end"], named["span_end"]) == (5, 20, 6)
+
+
+DESIGN = Path(__file__).resolve().parent.parent / "docs" / "design.md"
+
+
+def _unit(module: str) -> str:
+    """The map's name for a module: its first level below the package (or the package)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _package_map() -> tuple[dict[str, int], set[str], set[str]]:
+    block = re.search(r"^```map\n(.*?)^```", DESIGN.read_text(encoding="utf-8"), re.S | re.M)
+    assert block, "docs/design.md has no package map"
+    floors: dict[str, int] = {}
+    allowed: set[str] = set()
+    entered_by: set[str] = set()
+    for line in block.group(1).splitlines():
+        head, _, rest = line.partition(":")
+        if head.startswith("floor "):
+            for name in rest.split():
+                floors[name] = int(head.split()[1])
+        elif head == "beside":
+            imports, _, entered = rest.partition(";")
+            assert imports.split()[:2] == ["reference", "imports"]
+            allowed = set(imports.split()[2:])
+            assert entered.split()[:2] == ["entered", "by"]
+            entered_by = set(entered.split()[2:])
+    return floors, allowed, entered_by
+
+
+def test_every_import_keeps_to_the_package_map():
+    floors, allowed, entered_by = _package_map()
+    units = {_unit(m) for m in graph()}
+    assert units - set(floors) - {"reference"} == set(), "modules the map does not place"
+    wrong = set()
+    for module, targets in graph().items():
+        a = _unit(module)
+        for target in targets:
+            t = _unit(target)
+            if a == t:
+                continue
+            if a == "reference":
+                ok = t in allowed
+            elif t == "reference":
+                ok = a in entered_by
+            else:
+                ok = floors[a] >= floors[t]
+            if not ok:
+                wrong.add(f"{module} -> {target}")
+    assert wrong == set()
