@@ -197,11 +197,11 @@ def test_rust_cleaning_equals_the_reference(text, spaces, urls):
     and numpy. Same text, same original span for every cleaned character."""
     import numpy as np
 
-    from ferrochunk import pipeline
+    from ferrochunk import _cleaning
     from ferrochunk.reference import clean
 
     rules = fc.CleanRules(remove_extra_spaces=spaces, remove_urls_emails=urls)
-    ours, (starts, ends) = pipeline._native_clean(text, rules)
+    ours, (starts, ends) = _cleaning.native_clean(text, rules)
     theirs, (ref_starts, ref_ends) = clean.clean(text, rules)
     assert ours == theirs
     assert np.array_equal(starts, ref_starts)

@@ -20,11 +20,12 @@ import numpy as np
 
 from . import _native
 from . import _rows as L
+from ._caps import reserved
 from ._support.optional import require
 from ._support.validate import describe
 from .config import Config
 from .errors import ConfigError, ConfigTypeError, InputTypeError
-from .pipeline import _require_config, _reserved, _threads, _tokenizer
+from .pipeline import _require_config, _threads, _tokenizer
 from .tokenizers import Tokenizer
 
 if TYPE_CHECKING:
@@ -303,7 +304,7 @@ def chunk_table(
     tok = native_tokenizer(config, tokenizer)
     source = tok._native_source
     assert source is not None  # native_tokenizer checked it
-    config = _reserved(config, tok)
+    config = reserved(config, tok)
     threads = _threads(threads)
     keep_columns = check_columns(text_column, keep_columns, data.schema.names, "table")
     spec = config

@@ -9,26 +9,30 @@ turns them into chunks for every config, native or reference.
 from __future__ import annotations
 
 import codecs
-import operator
 import os
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
-from . import _clean_stream, _native, _oracle
+from . import _native, _oracle
 from . import _rows as L
+from ._build import Restorer, build, restore, surrogates
+from ._caps import reserved
+from ._cleaning import check_clean, in_original, native_clean
+from ._cleaning import stream as clean_stream
+from ._files import blocks, decoded
 from ._rows import Batch
 from ._support.gc import gc_paused
 from ._support.validate import describe, require_choice, require_int, require_str
-from .config import CONFIGS, CleanRules, Code, Config, Markdown, ParentChild, SentenceWindows
-from .errors import ConfigError, ConfigTypeError, InputDecodeError, InputTypeError
+from .config import CONFIGS, CleanRules, Code, Config, Markdown, SentenceWindows
+from .errors import ConfigError, ConfigTypeError, InputTypeError
 from .tokenizers import Tokenizer, offset_safe, resolve, utf8_call, utf8_safe
-from .types import SPAN_COLUMNS, Chunk, Metadata, SpanArray, Spans
+from .types import SPAN_COLUMNS, Chunk, Metadata, SpanArray
 
 __all__ = [
     "chunk",
@@ -63,175 +67,6 @@ def _tokenizer(config: Config, tokenizer: Tokenizer | str | None) -> Tokenizer:
     if tokenizer is None and isinstance(config, SentenceWindows):
         tokenizer = config.tokenizer
     return resolve(tokenizer)
-
-
-# The field that caps a chunk's tokens, per config.
-_CAPS = {
-    "TokenWindows": "max_tokens",
-    "Recursive": "max_tokens",
-    "SentenceWindows": "max_tokens",
-    "Markdown": "max_tokens",
-    "Code": "max_tokens",
-    "DelimiterMerge": "token_size",
-}
-
-
-C = TypeVar("C", bound=Config)
-
-
-def _reserved(config: C, tok: Tokenizer) -> C:
-    """``config`` with each cap lowered by the special tokens ``tok`` reserves, so that a
-    chunk plus the model's ``[CLS]``/``[SEP]`` still fits the cap."""
-    n = tok.special_tokens
-    return lowered(
-        config,
-        n,
-        f"the tokenizer's {n} special tokens",
-        "raise the cap or pass reserve_special_tokens=False",
-    )
-
-
-def lowered(config: C, n: int, what: str, fix: str, *, clamp: bool = False) -> C:
-    """``config`` with each cap lowered by ``n`` tokens, so that ``what`` fits beside each
-    chunk; with ``clamp``, an overlap is clamped below the lowered cap. A ``ConfigError``
-    naming the cap, ``what`` and ``fix`` when no room is left."""
-    if n <= 0:
-        return config
-    if isinstance(config, ParentChild):
-        parent = config.parent
-        if not isinstance(parent, str):
-            parent = lowered(parent, n, what, fix, clamp=clamp)
-        return replace(
-            config, parent=parent, child=lowered(config.child, n, what, fix, clamp=clamp)
-        )
-    name = type(config).__name__
-    field = _CAPS[name]
-    cap = getattr(config, field)
-    cut = cap - n
-    if isinstance(config, SentenceWindows):
-        # Its window budget is a share of max_tokens: lower max_tokens until the budget
-        # itself has room for the n tokens.
-        while cut > 0 and int(cut * config.safety_margin) > config.safe_max - n:
-            cut -= 1
-    changes: dict[str, Any] = {field: cut}
-    overlap = getattr(config, "overlap_tokens", None)
-    if clamp and isinstance(overlap, int) and not isinstance(config, SentenceWindows) and cut >= 1:
-        changes["overlap_tokens"] = min(overlap, cut - 1)
-    try:
-        return replace(config, **changes)
-    except ConfigError as exc:
-        raise ConfigError(
-            f"{name}.{field} = {cap} leaves no room for {what} ({exc}); {fix}"
-        ) from exc
-
-
-# -- building chunks ------------------------------------------------------------------
-
-
-# What each metadata key reads: a chunk row (the columns of ``contracts/stream.rs``'s
-# table), the spans as an (n, 2) array of (char_start, char_end), the chunk's children,
-# and the row's meta (a structure-aware config's ``_rows.Meta``).
-Read = Callable[[Sequence[int], Any, tuple[Chunk, ...], Any], Any]
-_READ: dict[str, Read] = {
-    "oversize": lambda row, spans, kids, meta: bool(row[L.OVERSIZE]),
-    "overlap_tokens": lambda row, spans, kids, meta: row[L.OVERLAP_TOKENS],
-    "overlap_chars": lambda row, spans, kids, meta: row[L.OVERLAP_CHARS],
-    "overlap_spans": lambda row, spans, kids, meta: row[L.OVERLAP_SPANS],
-    "spans": lambda row, spans, kids, meta: Spans._of(spans[row[L.SPAN_START] : row[L.SPAN_END]]),
-    "parent": lambda row, spans, kids, meta: row[L.PARENT],
-    "children": lambda row, spans, kids, meta: kids,
-    "headings": lambda row, spans, kids, meta: meta.headings,
-    "headings_truncated": lambda row, spans, kids, meta: meta.truncated,
-    "context": lambda row, spans, kids, meta: meta.context,
-    "context_truncated": lambda row, spans, kids, meta: meta.truncated,
-    "scopes": lambda row, spans, kids, meta: meta.scopes,
-}
-
-
-def _metadata(
-    keys: Sequence[str], row: Sequence[int], spans: Any, kids: tuple[Chunk, ...], meta: Any
-) -> Metadata:
-    return Metadata._of({key: _READ[key](row, spans, kids, meta) for key in keys})
-
-
-# Metadata is read-only, so chunks whose only key is "oversize" share one of these.
-_OVERSIZE = {flag: Metadata({"oversize": flag}) for flag in (False, True)}
-
-
-_CHUNK_FIELDS = operator.itemgetter(
-    L.CHAR_START, L.CHAR_END, L.BYTE_START, L.BYTE_END, L.TOKEN_START, L.TOKEN_END, L.INDEX
-)
-
-# A top-level row after the last: it closes the last parent in `_build`.
-_END_ROW = [-1] * len(L.ROW_COLUMNS)
-
-
-def _chunk(row: Sequence[int], text: str, metadata: Metadata) -> Chunk:
-    # Positional, and the row read with one C call: this runs once per chunk.
-    cs, ce, bs, be, ts, te, index = _CHUNK_FIELDS(row)
-    return Chunk(text, cs, ce, bs, be, ts, te, te - ts, index, metadata)
-
-
-def _build(config: Config, batch: Batch) -> list[Chunk]:
-    """Chunks from a batch: top-level rows, each followed by its children's rows."""
-    table, spans, texts, metas = batch.table, batch.spans, batch.texts, batch.meta
-    rows = table.tolist() if isinstance(table, np.ndarray) else table
-    # Only each span's (char_start, char_end) is kept, as one array the chunks' Spans view.
-    if isinstance(spans, np.ndarray):
-        spans = np.ascontiguousarray(spans[:, [L.SPAN_CHAR_START, L.SPAN_CHAR_END]], dtype=np.int64)
-    else:
-        pairs = [(s[L.SPAN_CHAR_START], s[L.SPAN_CHAR_END]) for s in spans]
-        spans = np.array(pairs, dtype=np.int64).reshape(-1, 2)
-    keys, child_keys = config._metadata, config._child_metadata
-    with gc_paused():
-        if keys == ("oversize",) and not child_keys:
-            oversize = L.OVERSIZE
-            return [
-                _chunk(row, text, _OVERSIZE[bool(row[oversize])])
-                for row, text in zip(rows, texts, strict=True)
-            ]
-        out: list[Chunk] = []
-        parent: tuple[list[int], str, Any] | None = None
-        kids: list[Chunk] = []
-        meta_of = metas if metas is not None else [None] * len(rows)
-        for row, text, meta in [*zip(rows, texts, meta_of, strict=True), (_END_ROW, "", None)]:
-            if row[L.PARENT] >= 0:
-                kids.append(_chunk(row, text, _metadata(child_keys, row, spans, (), meta)))
-                continue
-            if parent is not None:  # a new top-level row (or the end) closes the last one
-                prow, ptext, pmeta = parent
-                md = _metadata(keys, prow, spans, tuple(kids), pmeta)
-                out.append(_chunk(prow, ptext, md))
-            parent, kids = (row, text, meta), []
-        return out
-
-
-def _surrogates(text: str, offset: int = 0) -> dict[int, str]:
-    """Surrogate code points of ``text`` by absolute character offset."""
-    return {offset + m.start(): m.group() for m in _SURROGATE.finditer(text)}
-
-
-def _restore(chunk: Chunk, found: dict[int, str], joiner: str) -> Chunk:
-    """Puts back surrogates the native side read as U+FFFD (same length, one for one)."""
-    if not found:
-        return chunk
-    parts = chunk.metadata.get("spans") or ((chunk.char_start, chunk.char_end),)
-    chars = list(chunk.text)
-    at = 0
-    changed = False
-    for a, b in parts:
-        for pos in sorted(p for p in found if a <= p < b):
-            chars[at + pos - a] = found[pos]
-            changed = True
-        at += (b - a) + len(joiner)
-    metadata = chunk.metadata
-    if "children" in metadata:
-        kids = tuple(_restore(k, found, "") for k in metadata["children"])
-        metadata = Metadata({**metadata, "children": kids})
-        changed = True
-    if not changed:
-        return chunk
-    return replace(chunk, text="".join(chars), metadata=metadata)
 
 
 # -- running one text -----------------------------------------------------------------
@@ -273,12 +108,12 @@ def _chunks_of(text: str, config: Config, tok: Tokenizer, backend: str) -> list[
     else:
         safe = utf8_safe(text)
         batch = _run(safe, config, tok, backend)
-    chunks = _build(config, batch)
+    chunks = build(config, batch)
     if safe is text:
         return chunks
-    found = _surrogates(text)
+    found = surrogates(text)
     joiner = getattr(config, "joiner", "")
-    return [_restore(c, found, joiner) for c in chunks]
+    return [restore(c, found, joiner) for c in chunks]
 
 
 def _long(
@@ -299,11 +134,11 @@ def _long(
             return list(
                 _stream((text[i : i + step] for i in range(0, len(text), step)), config, tok)
             )
-        out += _build(config, batch)
+        out += build(config, batch)
         while batch.next_start is not None:
             batch = stream.push_block(text, batch.next_start, _STREAM_BYTES)
-            out += _build(config, batch)
-        out += _build(config, stream.finish())
+            out += build(config, batch)
+        out += build(config, stream.finish())
     return out
 
 
@@ -314,7 +149,7 @@ def _checked(
     config = _require_config(config)
     require_choice("backend", backend, _BACKENDS)
     tok = _tokenizer(config, tokenizer)
-    return text, _reserved(config, tok), tok, backend
+    return text, reserved(config, tok), tok, backend
 
 
 def chunk(
@@ -365,82 +200,19 @@ def chunk_spans(
     return spans
 
 
-def _native_clean(text: str, rules: CleanRules) -> tuple[str, tuple[Any, Any]]:
-    """``rules`` in Rust (``rust/text/clean.rs``): the cleaned text and each character's
-    original span. A lone surrogate is read as U+FFFD (one character for one) and put back
-    where it was kept."""
-    safe = utf8_safe(text)
-    cleaned, starts, ends = _native.clean_rules(
-        safe, rules.remove_extra_spaces, rules.remove_urls_emails
-    )
-    if safe is not text:
-        chars = list(cleaned)
-        for pos, surrogate in _surrogates(text).items():
-            k = int(np.searchsorted(starts, pos))
-            if k < len(chars) and starts[k] == pos and ends[k] == pos + 1:
-                chars[k] = surrogate
-        cleaned = "".join(chars)
-    return cleaned, (starts, ends)
-
-
-def _to_original(where: tuple[Any, Any], length: int, start: int, end: int) -> tuple[int, int]:
-    """A cleaned ``[start, end)`` as original character offsets (an empty range at the
-    cleaned text's end maps to the original's end)."""
-    if start >= len(where[0]):
-        return length, length
-    first = int(where[0][start])
-    return first, (int(where[1][end - 1]) if end > start else first)
-
-
-def _check_clean(clean: Any, config: Config) -> CleanRules:
-    if not isinstance(clean, CleanRules):
-        raise ConfigTypeError(f"clean must be a CleanRules or None, got {describe(clean)}")
-    if isinstance(config, Markdown) and clean.remove_extra_spaces:
-        # Collapsing spaces would flatten indented code and lists before the scan sees them.
-        raise ConfigError(
-            "clean.remove_extra_spaces cannot be used with Markdown (it would flatten "
-            "indented code and lists), got CleanRules(remove_extra_spaces=True)"
-        )
-    return clean
-
-
 def _cleaned(text: Any, config: Any, tokenizer: Any, backend: Any, clean: Any) -> list[Chunk]:
     """Chunks of the cleaned text with character and byte offsets in the original."""
     require_str("text", text)
-    clean = _check_clean(clean, _require_config(config))
+    clean = check_clean(clean, _require_config(config))
     require_choice("backend", backend, _BACKENDS)
     if backend == "reference":
         cleaned, where = _oracle.oracle().clean(text, clean)
     else:
-        cleaned, where = _native_clean(text, clean)
+        cleaned, where = native_clean(text, clean)
     chunks = chunk(cleaned, config, tokenizer=tokenizer, backend=backend)
-    spans: dict[tuple[int, int], tuple[int, int]] = {}
-
-    def collect(c: Chunk) -> None:
-        spans[(c.char_start, c.char_end)] = (0, 0)
-        for a, b in c.metadata.get("spans", ()):
-            spans[(a, b)] = (0, 0)
-        for kid in c.metadata.get("children", ()):
-            collect(kid)
-
-    for c in chunks:
-        collect(c)
-    for key in spans:
-        spans[key] = _to_original(where, len(text), *key)
-    chars = sorted({x for pair in spans.values() for x in pair})
     if backend == "reference":
-        as_bytes = _oracle.oracle().char_bytes(text, chars)
-    else:
-        as_bytes = _native.char_to_byte_offsets(
-            utf8_safe(text), np.asarray(chars, dtype=np.uint64)
-        ).tolist()
-    byte_of = dict(zip(chars, as_bytes, strict=True))
-
-    def original(start: int, end: int) -> tuple[int, int, int, int]:
-        cs, ce = spans[(start, end)]
-        return cs, ce, byte_of[cs], byte_of[ce]
-
-    return [_clean_stream.remap(c, original) for c in chunks]
+        return in_original(text, chunks, where, _oracle.oracle().char_bytes)
+    return in_original(text, chunks, where)
 
 
 # -- many texts -----------------------------------------------------------------------
@@ -475,7 +247,7 @@ def chunk_many(
     config = _require_config(config)
     threads = _threads(threads)
     tok = _tokenizer(config, tokenizer)
-    config = _reserved(config, tok)
+    config = reserved(config, tok)
     encoding = tok._native_source
     if encoding is None:
         # Python tokenizers hold the GIL; the native cutting releases it between calls.
@@ -494,35 +266,15 @@ def chunk_many(
     out = []
     joiner = getattr(config, "joiner", "")
     for text, clean_text, batch in zip(texts, safe, batches, strict=True):
-        chunks = _build(config, batch)
+        chunks = build(config, batch)
         if clean_text is not text:
-            found = _surrogates(text)
-            chunks = [_restore(c, found, joiner) for c in chunks]
+            found = surrogates(text)
+            chunks = [restore(c, found, joiner) for c in chunks]
         out.append(chunks)
     return out
 
 
 # -- streams --------------------------------------------------------------------------
-
-
-class _Restorer:
-    """Surrogates seen in a stream, by absolute character offset, kept until every chunk
-    that could hold them has gone by (a chunk never starts before the previous one)."""
-
-    def __init__(self, joiner: str) -> None:
-        self.joiner = joiner
-        self.found: dict[int, str] = {}
-
-    def apply(self, chunks: list[Chunk]) -> list[Chunk]:
-        if not self.found:
-            return chunks
-        out = [_restore(c, self.found, self.joiner) for c in chunks]
-        if chunks:
-            floor = chunks[-1].char_start
-            keys = sorted(self.found)
-            for key in keys[: bisect_left(keys, floor)]:
-                del self.found[key]
-        return out
 
 
 def _native_stream(config: Config, encoding: str | _native.HfTokenizer) -> Any:
@@ -551,20 +303,18 @@ def chunk_stream(
     """
     config = _require_config(config)
     tok = _tokenizer(config, tokenizer)
-    config = _reserved(config, tok)
+    config = reserved(config, tok)
     if isinstance(pieces, str) or not isinstance(pieces, Iterable):
         raise InputTypeError(f"pieces must be an iterable of str, got {describe(pieces)}")
     if clean is not None:
-        return _cleaned_stream(_checked_pieces(pieces), config, tok, _check_clean(clean, config))
+        return _cleaned_stream(_checked_pieces(pieces), config, tok, check_clean(clean, config))
     return _stream(pieces, config, tok)
 
 
 def _cleaned_stream(
     pieces: Iterable[str], config: Config, tok: Tokenizer, clean: CleanRules
 ) -> Iterator[Chunk]:
-    return _clean_stream.stream(
-        pieces, clean, _native_clean, lambda cleaned: _stream(cleaned, config, tok)
-    )
+    return clean_stream(pieces, clean, native_clean, lambda cleaned: _stream(cleaned, config, tok))
 
 
 def _stream(pieces: Iterable[str], config: Config, tok: Tokenizer) -> Iterator[Chunk]:
@@ -573,17 +323,17 @@ def _stream(pieces: Iterable[str], config: Config, tok: Tokenizer) -> Iterator[C
         yield from _chunks_of("".join(_checked_pieces(pieces)), config, tok, "native")
         return
     stream = _native_stream(config, encoding)
-    restorer = _Restorer(getattr(config, "joiner", ""))
+    restorer = Restorer(getattr(config, "joiner", ""))
     chars = 0
     for piece in _checked_pieces(pieces):
         try:
             batch = stream.push(piece)
         except UnicodeEncodeError:
-            restorer.found.update(_surrogates(piece, chars))
+            restorer.found.update(surrogates(piece, chars))
             batch = stream.push(offset_safe(piece))
         chars += len(piece)
-        yield from restorer.apply(_build(config, batch))
-    yield from restorer.apply(_build(config, stream.finish()))
+        yield from restorer.apply(build(config, batch))
+    yield from restorer.apply(build(config, stream.finish()))
 
 
 def _checked_pieces(pieces: Iterable[Any]) -> Iterator[str]:
@@ -626,7 +376,7 @@ def chunk_file(
     """
     config = _require_config(config)
     tok = _tokenizer(config, tokenizer)
-    config = _reserved(config, tok)
+    config = reserved(config, tok)
     size = require_int("buffer_bytes", buffer_bytes, minimum=1)
     for field, value in (("encoding", encoding), ("errors", errors)):
         if not isinstance(value, str):
@@ -638,20 +388,10 @@ def chunk_file(
     if not isinstance(path, str | os.PathLike):
         raise InputTypeError(f"path must be a str or os.PathLike, got {describe(path)}")
     if clean is not None:
-        rules = _check_clean(clean, config)
-        decoded = _decoded(_blocks(os.fspath(path), size, progress), codec, errors)
-        return _cleaned_stream(decoded, config, tok, rules)
+        rules = check_clean(clean, config)
+        text = decoded(blocks(os.fspath(path), size, progress), codec, errors)
+        return _cleaned_stream(text, config, tok, rules)
     return _file(os.fspath(path), config, tok, codec, errors, size, progress)
-
-
-def _blocks(path: str, size: int, progress: Callable[[int], None] | None) -> Iterator[bytes]:
-    read = 0
-    with open(path, "rb") as f:
-        while block := f.read(size):
-            read += len(block)
-            yield block
-            if progress is not None:
-                progress(read)
 
 
 def _file(
@@ -663,7 +403,7 @@ def _file(
     size: int,
     progress: Callable[[int], None] | None,
 ) -> Iterator[Chunk]:
-    yield from _chunk_blocks(_blocks(path, size, progress), config, tok, codec, errors)
+    yield from _chunk_blocks(blocks(path, size, progress), config, tok, codec, errors)
 
 
 def _chunk_blocks(
@@ -678,25 +418,10 @@ def _chunk_blocks(
     if codec.name == "utf-8" and errors == "strict" and source is not None:
         stream = _native_stream(config, source)
         for block in blocks:
-            yield from _build(config, stream.push_bytes(block))
-        yield from _build(config, stream.finish())
+            yield from build(config, stream.push_bytes(block))
+        yield from build(config, stream.finish())
         return
-    yield from _stream(_decoded(blocks, codec, errors), config, tok)
-
-
-def _decoded(blocks: Iterable[bytes], codec: codecs.CodecInfo, errors: str) -> Iterator[str]:
-    decoder = codec.incrementaldecoder(errors)
-    at = 0
-    try:
-        for block in blocks:
-            yield decoder.decode(block)
-            at += len(block)
-        yield decoder.decode(b"", final=True)
-    except UnicodeDecodeError as exc:
-        offset = at + exc.start
-        raise InputDecodeError(
-            f"cannot decode the input as {codec.name} at byte {offset}: {exc.reason}", offset
-        ) from exc
+    yield from _stream(decoded(blocks, codec, errors), config, tok)
 
 
 # -- items ----------------------------------------------------------------------------

@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from .._caps import lowered
 from .._support.optional import require
 from .._support.validate import describe
 from ..config import Code, Config, Markdown, ParentChild, Recursive
 from ..errors import ConfigTypeError
-from ..pipeline import _tokenizer, chunk_many, lowered
+from ..pipeline import _tokenizer, chunk_many
 from ..tokenizers import Tokenizer
 from ..types import Chunk
 from . import require_config, scope_path

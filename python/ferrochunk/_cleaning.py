@@ -1,5 +1,9 @@
-"""``CleanRules`` over text that arrives in pieces: the same cleaned text and original spans
-as cleaning it whole, holding only the text since the last place it can be cut.
+"""``CleanRules``: the text cleaned in Rust with each character's original span, chunks
+mapped back to the original's offsets, and text that arrives in pieces cleaned as it
+comes (:func:`stream`).
+
+A stream gives the same cleaned text and original spans as cleaning it whole, holding
+only the text since the last place it can be cut.
 
 The text is cut only at a single space or newline between two characters that no step
 touches (no white space, control character or U+180E), outside any Markdown link or
@@ -22,7 +26,10 @@ from typing import Any
 import numpy as np
 
 from . import _native
-from .config import CleanRules
+from ._build import surrogates
+from ._support.validate import describe
+from .config import CleanRules, Config, Markdown
+from .errors import ConfigError, ConfigTypeError
 from .tokenizers import utf8_safe
 from .types import Chunk, Metadata, Spans
 
@@ -212,3 +219,80 @@ def stream(
         # Later chunks never start before this one.
         cleaner.drop_before(chunk.char_start)
         yield out
+
+
+def native_clean(text: str, rules: CleanRules) -> tuple[str, tuple[Any, Any]]:
+    """``rules`` in Rust (``rust/text/clean.rs``): the cleaned text and each character's
+    original span. A lone surrogate is read as U+FFFD (one character for one) and put back
+    where it was kept."""
+    safe = utf8_safe(text)
+    cleaned, starts, ends = _native.clean_rules(
+        safe, rules.remove_extra_spaces, rules.remove_urls_emails
+    )
+    if safe is not text:
+        chars = list(cleaned)
+        for pos, surrogate in surrogates(text).items():
+            k = int(np.searchsorted(starts, pos))
+            if k < len(chars) and starts[k] == pos and ends[k] == pos + 1:
+                chars[k] = surrogate
+        cleaned = "".join(chars)
+    return cleaned, (starts, ends)
+
+
+def to_original(where: tuple[Any, Any], length: int, start: int, end: int) -> tuple[int, int]:
+    """A cleaned ``[start, end)`` as original character offsets (an empty range at the
+    cleaned text's end maps to the original's end)."""
+    if start >= len(where[0]):
+        return length, length
+    first = int(where[0][start])
+    return first, (int(where[1][end - 1]) if end > start else first)
+
+
+def check_clean(clean: Any, config: Config) -> CleanRules:
+    if not isinstance(clean, CleanRules):
+        raise ConfigTypeError(f"clean must be a CleanRules or None, got {describe(clean)}")
+    if isinstance(config, Markdown) and clean.remove_extra_spaces:
+        # Collapsing spaces would flatten indented code and lists before the scan sees them.
+        raise ConfigError(
+            "clean.remove_extra_spaces cannot be used with Markdown (it would flatten "
+            "indented code and lists), got CleanRules(remove_extra_spaces=True)"
+        )
+    return clean
+
+
+def in_original(
+    text: str,
+    chunks: list[Chunk],
+    where: tuple[Any, Any],
+    char_bytes: Callable[[str, list[int]], list[int]] | None = None,
+) -> list[Chunk]:
+    """``chunks`` of the cleaned text with their offsets (and their spans' and children's)
+    in the original ``text``; ``char_bytes`` converts character offsets to UTF-8 bytes
+    (the core's by default)."""
+    spans: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def collect(c: Chunk) -> None:
+        spans[(c.char_start, c.char_end)] = (0, 0)
+        for a, b in c.metadata.get("spans", ()):
+            spans[(a, b)] = (0, 0)
+        for kid in c.metadata.get("children", ()):
+            collect(kid)
+
+    for c in chunks:
+        collect(c)
+    for key in spans:
+        spans[key] = to_original(where, len(text), *key)
+    chars = sorted({x for pair in spans.values() for x in pair})
+    if char_bytes is not None:
+        as_bytes = char_bytes(text, chars)
+    else:
+        as_bytes = _native.char_to_byte_offsets(
+            utf8_safe(text), np.asarray(chars, dtype=np.uint64)
+        ).tolist()
+    byte_of = dict(zip(chars, as_bytes, strict=True))
+
+    def original(start: int, end: int) -> tuple[int, int, int, int]:
+        cs, ce = spans[(start, end)]
+        return cs, ce, byte_of[cs], byte_of[ce]
+
+    return [remap(c, original) for c in chunks]
