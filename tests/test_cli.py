@@ -124,7 +124,7 @@ def test_large_files_stream_with_the_same_output(tmp_path, capsys, monkeypatch):
     path = tmp_path / "big.txt"
     path.write_bytes(DOC.encode() * 20)
     _, small, _ = _run(["chunk", str(path)], capsys)
-    monkeypatch.setattr("ferrochunk.cli.chunk.STREAM_FROM", 100)
+    monkeypatch.setattr("ferrochunk.cli.chunk_run.STREAM_FROM", 100)
     _, streamed, _ = _run(["chunk", str(path), "--progress"], capsys)
     assert streamed == small
 
@@ -325,7 +325,7 @@ def test_full_disk_is_a_clean_error(doc):
 
 
 def test_the_summary_gives_a_rate_from_a_megabyte_on():
-    from ferrochunk.cli.chunk import summary_line
+    from ferrochunk.cli.reports import summary_line
 
     assert "(2.00 MB in 1.00 s, 2.0 MB/s)" in summary_line(1, 2, 3, 2_000_000, 1.0, "done")
     assert "(0.03 MB in 0.20 s, too small to time)" in summary_line(1, 2, 3, 28_000, 0.2, "done")

@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from ferrochunk import _grammars
-from ferrochunk.cli import chunk as chunk_cli
+from ferrochunk.cli import chunk_run as chunk_cli
 from ferrochunk.cli import main
 
 
@@ -188,7 +188,7 @@ def test_the_command_exits_1_with_a_traceback_for_an_internal_key_error(tmp_path
         tmp_path,
         """
         import sys
-        from ferrochunk.cli import chunk, main
+        from ferrochunk.cli import chunk_run as chunk, main
 
         def broken(args):
             raise KeyError("internal")

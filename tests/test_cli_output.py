@@ -547,10 +547,10 @@ def test_parquet_columns_suggest_the_field_option(tmp_path, capsys):
 def test_progress_counts_chunks_inside_one_large_file(tmp_path, capsys, monkeypatch):
     big = tmp_path / "big.txt"
     big.write_bytes(DOC.encode() * 3000)  # ~3.6 MB: several 1 MiB reads
-    monkeypatch.setattr("ferrochunk.cli.chunk.STREAM_FROM", 100)
+    monkeypatch.setattr("ferrochunk.cli.chunk_run.STREAM_FROM", 100)
     clock = iter(range(1, 1_000_000))  # each update 1 s after the last: none is held back
     monkeypatch.setattr(
-        "ferrochunk.cli.progress.time", types.SimpleNamespace(perf_counter=lambda: next(clock))
+        "ferrochunk.cli.reports.time", types.SimpleNamespace(perf_counter=lambda: next(clock))
     )
     err = io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)

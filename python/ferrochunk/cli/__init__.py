@@ -17,7 +17,8 @@ from .. import __version__
 from ..errors import FerrochunkError
 from . import bench as bench_cli
 from . import eval as eval_cli
-from .chunk import add_arguments, main_chunk
+from .chunk import add_arguments
+from .chunk_run import main_chunk
 from .extras import missing_package
 from .sources import label
 

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 from .._support.optional import require
 from ..errors import FerrochunkError
 from ..ray import chunk_dataset
-from .progress import Progress
+from .reports import Progress
 from .sink import Sink
 from .sources import Source
 
