@@ -65,16 +65,28 @@ impl Pattern {
         })
     }
 
-    /// A regex pattern, or `None` when it needs a backtracking engine.
+    /// A `Split` or `Replace` regex, which `tokenizers` runs with Oniguruma: with
+    /// Oniguruma's meaning, or `None` when no linear-time engine gives it.
     pub fn regex(source: &str) -> Option<Self> {
+        Self::compiled(source, true)
+    }
+
+    /// A regex that `tokenizers` itself runs with the `regex` crate (the `Whitespace`
+    /// pre-tokenizer's `\w+|[^\w\s]+`): its meaning is this engine's own.
+    pub fn regex_crate(source: &str) -> Option<Self> {
+        Self::compiled(source, false)
+    }
+
+    fn compiled(source: &str, onig: bool) -> Option<Self> {
         let idiom = source.contains(LOOKAHEAD_IDIOM);
         // A named group, so the pattern's own groups cannot shift it.
         let rewritten = source.replace(LOOKAHEAD_IDIOM, &format!(r"(?P<{IDIOM_GROUP}>\s+)|\s+"));
-        let rewritten = onig_source(&rewritten)?;
-        let regex = Regex::builder()
-            .syntax(onig_syntax())
-            .build(&rewritten)
-            .ok()?;
+        let (rewritten, config) = if onig {
+            (onig_source(&rewritten)?, onig_syntax())
+        } else {
+            (rewritten, syntax::Config::new().unicode(true).utf8(true))
+        };
+        let regex = Regex::builder().syntax(config).build(&rewritten).ok()?;
         if idiom
             && regex
                 .group_info()
@@ -83,7 +95,7 @@ impl Pattern {
         {
             return None;
         }
-        let run = syntax::parse_with(&rewritten, &onig_syntax())
+        let run = syntax::parse_with(&rewritten, &config)
             .ok()
             .and_then(|hir| {
                 let nonempty = hir.properties().minimum_len().is_some_and(|n| n > 0);

@@ -68,7 +68,9 @@ pub enum PreTokenizer {
     CharDelimiter(char),
 }
 
-static WHITESPACE: LazyLock<Option<Pattern>> = LazyLock::new(|| Pattern::regex(r"\w+|[^\w\s]+"));
+/// `tokenizers` runs it with the `regex` crate, not Oniguruma (ZWJ is a word character).
+static WHITESPACE: LazyLock<Option<Pattern>> =
+    LazyLock::new(|| Pattern::regex_crate(r"\w+|[^\w\s]+"));
 /// GPT-2's split, which `ByteLevel` uses.
 static GPT2: LazyLock<Option<Pattern>> = LazyLock::new(|| {
     Pattern::regex(r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+")
