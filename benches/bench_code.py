@@ -9,7 +9,7 @@ per language, on real code this machine already has, which no test or tuning rea
   LlamaIndex's ``CodeSplitter`` (characters; given a parser, so it downloads nothing).
 - One thread everywhere; the floor is py-tree-sitter's ``parse`` on the same 0.25 runtime.
 
-The contenders and the quality columns are ``ferrochunk.bench_code``'s, as
+The contenders and the quality columns are ``ferrochunk.bench``'s, as
 ``ferrochunk bench --chunker code`` runs them; ``extra_info`` holds each row's quality:
 ``defs_cut``, ``over_cap`` and ``no_scope``.
 
@@ -33,7 +33,8 @@ import pytest
 from bench_stream import MB, _smoke
 
 import ferrochunk as fc
-from ferrochunk.bench_code import _ASTCHUNK, CONTENDERS, quality
+from ferrochunk.bench.contenders import _ASTCHUNK, CODE_CONTENDERS
+from ferrochunk.bench.quality import code_quality
 
 pytest.importorskip("tree_sitter", reason="test extra: tree-sitter")
 
@@ -119,7 +120,7 @@ def per_language(request: pytest.FixtureRequest) -> int:
 PAIRS = [
     (lang, name)
     for lang in SOURCES
-    for name in CONTENDERS
+    for name in CODE_CONTENDERS
     if not name.startswith("tree-sitter") and (not name.startswith("astchunk") or lang in _ASTCHUNK)
 ]
 
@@ -127,7 +128,7 @@ PAIRS = [
 @pytest.mark.parametrize(("language", "contender"), PAIRS)
 def test_code_chunkers(benchmark, request, per_language, language, contender):  # type: ignore[no-untyped-def]
     try:
-        run = CONTENDERS[contender][0](language, CAP)
+        run = CODE_CONTENDERS[contender][0](language, CAP)
     except ImportError as exc:
         pytest.skip(f"{contender} is not installed: {exc}")
     files = code_files(language, per_language, _smoke(request.config))
@@ -140,7 +141,7 @@ def test_code_chunkers(benchmark, request, per_language, language, contender):  
     if contender.startswith("ferrochunk"):
         for source, pieces in zip(files, results, strict=True):
             assert "".join(t for t, _, _ in pieces) == source
-    benchmark.extra_info.update(quality(files, language, results, CAP))
+    benchmark.extra_info.update(code_quality(files, language, results, CAP))
     if contender.startswith("ferrochunk"):
         assert benchmark.extra_info["over_cap"] == 0
 
@@ -149,7 +150,7 @@ def test_code_chunkers(benchmark, request, per_language, language, contender):  
 def test_code_parse_floor(benchmark, request, per_language, language):  # type: ignore[no-untyped-def]
     """tree-sitter's bare parse of the same files: what any tree-sitter chunker pays."""
     files = code_files(language, per_language, _smoke(request.config))
-    parse = CONTENDERS["tree-sitter parse (floor)"][0](language, CAP)
+    parse = CODE_CONTENDERS["tree-sitter parse (floor)"][0](language, CAP)
     benchmark.group = f"code {language}"
     benchmark.extra_info["bytes"] = sum(len(f.encode("utf-8")) for f in files)
     assert benchmark.pedantic(parse, (files,), rounds=5) == []

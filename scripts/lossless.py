@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python scripts/lossless.py [--corpus DIR] [--limit-mb N]``. Counts, per
 config, the non-white-space characters lost (beyond the delimiters ``DelimiterMerge``
 drops), U+FFFD introduced, chunks over the cap and not flagged, wrong offsets and chunks
-out of order (``ferrochunk.audit``). Prints a Markdown table; exits 1 unless all are 0.
+out of order (``ferrochunk.bench.quality``). Prints a Markdown table; exits 1 unless all are 0.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import ferrochunk as fc
-from ferrochunk.audit import Audit, audit
+from ferrochunk.bench.quality import Audit, audit
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -11,12 +11,13 @@ import pytest
 
 import ferrochunk as fc
 from ferrochunk import bench
+from ferrochunk.bench.contenders import _strings
 from ferrochunk.cli import main
 
 DOC = "First paragraph, with a comma.\n\nSecond one。第二段，有逗号。\nThird line.\n" * 40
 
 
-def _fake(key: str, fn, pieces=bench._strings, cap: int | None = 8) -> bench.Contender:
+def _fake(key: str, fn, pieces=_strings, cap: int | None = 8) -> bench.Contender:
     return bench.Contender(key, key, "peer", lambda: fn, pieces, cap, "bench")
 
 
@@ -168,7 +169,7 @@ def test_our_own_failure_is_a_non_zero_exit(monkeypatch, capsys):
 
 
 def test_markdown_quality_counts_what_a_splitter_breaks():
-    from ferrochunk.audit import markdown_quality
+    from ferrochunk.bench.quality import markdown_quality
 
     text = "# A\n\nintro\n\n```py\nx = 1\ny = 2\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
     for located in (True, False):

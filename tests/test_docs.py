@@ -35,7 +35,7 @@ MODULES = [
     "ferrochunk.spark",
     "ferrochunk.dask",
     "ferrochunk.bench",
-    "ferrochunk.audit",
+    "ferrochunk.bench.quality",
     "ferrochunk.integrations.langchain",
     "ferrochunk.integrations.llama_index",
     "ferrochunk.integrations.haystack",

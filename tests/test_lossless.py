@@ -10,7 +10,7 @@ import pytest
 from support import corpus_files, read_corpus
 
 import ferrochunk as fc
-from ferrochunk.audit import Audit, audit
+from ferrochunk.bench.quality import Audit, audit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from lossless import configs

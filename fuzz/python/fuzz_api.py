@@ -14,7 +14,7 @@ import atheris
 
 with atheris.instrument_imports(include=["ferrochunk"]):
     import ferrochunk as fc
-    from ferrochunk.audit import audit
+    from ferrochunk.bench.quality import audit
     from ferrochunk.errors import FerrochunkError
 
 SEPARATORS = ["\n\n", "\n", "。", ". ", " ", ",", "", "##", "é"]

@@ -1,4 +1,6 @@
-"""ferrochunk bench: every chunker side by side on your own documents (see ``bench.py``)."""
+"""``ferrochunk bench``: every chunker side by side on your own documents, and with
+``--chunker code`` the code chunkers on source files, per language (the measuring is
+``ferrochunk.bench``'s; this module holds the arguments and the printing)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,11 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from .. import bench
+from .._grammars import EXTENSIONS
 from ..errors import ConfigError
 from .extras import need_plot
 from .reports import save_figure, write_report
@@ -286,9 +290,7 @@ def main_bench(args: argparse.Namespace) -> int:
     if "code" in specs:
         if specs != ["code"]:
             raise ConfigError("--chunker code runs alone (the code chunkers on source files)")
-        from .bench_code import main_code
-
-        return main_code(args)
+        return _main_code(args)
     if args.language is not None:
         raise ConfigError("--language applies to --chunker code")
     if args.questions is not None and args.k < 1:
@@ -373,4 +375,99 @@ def main_bench(args: argparse.Namespace) -> int:
         _plot(results, args.plot, title)
     # Our own rows must run; a peer's failure is only reported.
     ours = [r for r in results if r.kind in ("native", "compat") and r.error]
+    return 1 if ours else 0
+
+
+# -- --chunker code ---------------------------------------------------------------------
+
+CODE_COLUMNS = (
+    "language",
+    "chunker",
+    "MB/s",
+    "× parse",
+    "chunks",
+    "defs cut",
+    "over cap",
+    "no scope",
+)
+
+CODE_LEGEND = (
+    "MB/s: median of the runs, one thread. × parse: time over tree-sitter's bare parse of "
+    "the same files. defs cut: definitions that fit the cap (less 2 tokens) with a chunk "
+    "boundary inside. over cap: chunks whose embedded text (ferrochunk: context + text) has "
+    "more cl100k tokens than the cap; peers that count characters get 4 per token "
+    "(LlamaIndex) or 25/8 non-space ones (astchunk). no scope: chunks that start inside a "
+    "definition with no context naming it."
+)
+
+
+def _code_files(args: argparse.Namespace) -> dict[str, list[str]]:
+    """The files to measure on, by language: --language NAME takes them all, auto (the
+    default) goes by extension and passes over the rest."""
+    if not args.paths:
+        raise ConfigError("--chunker code needs files or folders of source code")
+    language = args.language or "auto"
+    out: dict[str, list[str]] = {}
+    for ident, text in read_texts(args.paths).items():
+        lang = EXTENSIONS.get(Path(ident).suffix.lower()) if language == "auto" else language
+        if lang is not None:
+            out.setdefault(lang, []).append(text)
+    if not out:
+        raise ConfigError("no source files with a known extension (docs/code.md lists them)")
+    return out
+
+
+def _cells(row: bench.CodeRow, floor: float | None) -> list[str]:
+    if row.skipped is not None:
+        return [row.language, row.label, f"skipped: {row.skipped}", "", "", "", "", ""]
+    mb = row.mb_per_s or 0.0
+    ratio = "" if not floor or not row.seconds else f"{row.seconds / floor:.2f}"
+    q = row.quality
+    return [
+        row.language,
+        row.label,
+        f"{mb:.2f}",
+        ratio,
+        "" if row.chunks is None else f"{row.chunks:,}",
+        *(str(q[k]) if k in q else "" for k in ("defs_cut", "over_cap", "no_scope")),
+    ]
+
+
+def _main_code(args: argparse.Namespace) -> int:
+    os.environ.setdefault("RAYON_NUM_THREADS", "1")
+    if args.plot is not None:
+        raise ConfigError("--plot does not apply to --chunker code (use --json or --markdown)")
+    if args.max_tokens < 16:
+        raise ConfigError(f"--max-tokens must be >= 16 for Code, got {args.max_tokens}")
+    try:
+        by_language = _code_files(args)
+    except Unreadable as exc:
+        print(f"ferrochunk bench: cannot read {exc}", file=sys.stderr)
+        return 2
+    table: list[list[str]] = []
+    rows: list[bench.CodeRow] = []
+    for language, files in sorted(by_language.items()):
+        size = sum(len(f.encode("utf-8")) for f in files)
+        print(f"ferrochunk bench: {language}, {len(files)} files, {size / 1e6:.2f} MB",
+              file=sys.stderr)  # fmt: skip
+        measured = bench.measure_code(files, language, args.max_tokens, args.repeat, args.budget)
+        floor = next((r.seconds for r in measured if r.label.startswith("tree-sitter")), None)
+        table += [_cells(r, floor) for r in measured]
+        rows += measured
+    widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(CODE_COLUMNS)]
+    print("  ".join(h.ljust(w) for h, w in zip(CODE_COLUMNS, widths, strict=True)))
+    for r in table:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+    print(CODE_LEGEND)
+    if args.json:
+        payload: dict[str, Any] = {
+            "max_tokens": args.max_tokens,
+            "results": [{**r.__dict__, "mb_per_s": r.mb_per_s} for r in rows],
+        }
+        write_report(args.json, json.dumps(payload, indent=2) + "\n")
+    if args.markdown:
+        lines = ["| " + " | ".join(CODE_COLUMNS) + " |", "|" + "---|" * len(CODE_COLUMNS)]
+        lines += ["| " + " | ".join(r) + " |" for r in table]
+        write_report(args.markdown, "\n".join(lines) + "\n\n" + CODE_LEGEND + "\n")
+    ours = [r for r in rows if r.label.startswith("ferrochunk") and r.skipped]
     return 1 if ours else 0
