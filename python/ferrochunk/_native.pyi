@@ -205,6 +205,7 @@ __all__ = [
     "delimiter_pieces",
     "dify_clean",
     "dify_fixed_recursive_split",
+    "dify_fixed_split",
     "dify_merge_splits",
     "dify_recursive_split",
     "dify_split_text_with_regex",
@@ -287,6 +288,17 @@ def dify_fixed_recursive_split(
     length: str,
 ) -> list[str]:
     """[6.3] ``FixedRecursiveCharacterTextSplitter.recursive_split_text``."""
+
+def dify_fixed_split(
+    text: str,
+    fixed_separator: str,
+    separators: list[str],
+    chunk_size: int,
+    chunk_overlap: int,
+    keep_separator: bool,
+    length: str,
+) -> list[str]:
+    """[6.2] ``FixedRecursiveCharacterTextSplitter.split_text``, in one call."""
 
 # RAGFlow compat (``ferrochunk.compat.ragflow``); spec sections in brackets.
 def ragflow_num_tokens_batch(texts: list[str]) -> npt.NDArray[np.uint64]:

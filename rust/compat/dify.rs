@@ -376,9 +376,15 @@ pub fn fixed_split(
     } else {
         split_on(text, fixed_separator)
     };
+    // Every length first, as upstream's one batch call takes them: a refused special
+    // token raises before any split can raise its own error.
+    let lengths = chunks
+        .iter()
+        .map(|c| sizes.length.of(c))
+        .collect::<Result<Vec<_>>>()?;
     let mut out = Vec::new();
-    for chunk in chunks {
-        if sizes.length.of(chunk)? > sizes.chunk_size {
+    for (chunk, n) in chunks.into_iter().zip(lengths) {
+        if n > sizes.chunk_size {
             out.extend(fixed_recursive_split(chunk, separators, sizes)?);
         } else {
             out.push(chunk.to_owned());

@@ -5,7 +5,8 @@ use pyo3::pybacked::PyBackedStr;
 
 use super::errors::{guard, IntoPy};
 use crate::compat::dify::{
-    fixed_recursive_split, merge_splits, recursive_split, split_text_with_regex, Length, Sizes,
+    fixed_recursive_split, fixed_split, merge_splits, recursive_split, split_text_with_regex,
+    Length, Sizes,
 };
 use crate::error::{Error, Result};
 use crate::text::patterns;
@@ -107,6 +108,28 @@ pub fn py_fixed_recursive_split(
     guard(py, "dify_fixed_recursive_split", || {
         let sizes = sizes(chunk_size, chunk_overlap, keep_separator, length).or_raise(py)?;
         py.detach(|| fixed_recursive_split(&text, &separators, sizes))
+            .or_raise(py)
+    })
+}
+
+/// `FixedRecursiveCharacterTextSplitter.split_text` whole, in one call: the fixed split,
+/// each piece's length, and the recursive split of those over the size.
+#[pyfunction]
+#[pyo3(name = "dify_fixed_split")]
+#[allow(clippy::too_many_arguments)]
+pub fn py_fixed_split(
+    py: Python<'_>,
+    text: PyBackedStr,
+    fixed_separator: PyBackedStr,
+    separators: Vec<String>,
+    chunk_size: i64,
+    chunk_overlap: i64,
+    keep_separator: bool,
+    length: &str,
+) -> PyResult<Vec<String>> {
+    guard(py, "dify_fixed_split", || {
+        let sizes = sizes(chunk_size, chunk_overlap, keep_separator, length).or_raise(py)?;
+        py.detach(|| fixed_split(&text, &fixed_separator, &separators, sizes))
             .or_raise(py)
     })
 }

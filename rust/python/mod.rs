@@ -65,6 +65,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dify::py_split_text_with_regex, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_recursive_split, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_fixed_recursive_split, m)?)?;
+    m.add_function(wrap_pyfunction!(dify::py_fixed_split, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_num_tokens_from_string, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_num_tokens_batch, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::py_parse_delimiter_field, m)?)?;

@@ -220,6 +220,20 @@ class FixedRecursiveCharacterTextSplitter(_ts.FixedRecursiveCharacterTextSplitte
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **_native_kwargs(kwargs))
 
+    _fixed_separator: Any
+
+    def split_text(self, text: str) -> list[str]:
+        # One native call: the fixed split, the lengths and the recursive splits.
+        if isinstance(self._fixed_separator, str):
+
+            def split(text: str, *rest: Any) -> list[str]:
+                return _native.dify_fixed_split(text, self._fixed_separator, *rest)
+
+            chunks = self._native_split(split, text)
+            if chunks is not None:
+                return chunks
+        return super().split_text(text)
+
     def recursive_split_text(self, text: str) -> list[str]:
         chunks = self._native_split(_native.dify_fixed_recursive_split, text)
         return super().recursive_split_text(text) if chunks is None else chunks
