@@ -9,6 +9,8 @@ models: nothing is downloaded. Tests and benches load them from ``tokenizer.json
   normalizer, as XLM-R-based models such as bge-m3 and multilingual-e5 have);
 - ``mixed``: WordPiece behind NFD + StripAccents + Lowercase and a Sequence of
   Whitespace, Digits and Punctuation, to cover those components;
+- ``t5``: NFKC + ``Replace("  ", " ")`` + Metaspace + Unigram, whose literal ``Replace`` joins
+  across word boundaries inside runs of spaces (not in ``NAMES``; its own tests use it);
 - ``llama3``: byte-level BPE behind Llama 3's split regex (as Qwen2's too), whose one
   lookaround is the ``\\s+(?!\\S)`` idiom, and a ByteLevel without its own regex.
 """
@@ -106,6 +108,15 @@ def _build(name: str):  # type: ignore[no-untyped-def]
         tok.post_processor = processors.TemplateProcessing(
             single="$A </s>", special_tokens=_specials(tok, ["</s>"])
         )
+        return tok
+    if name == "t5":
+        tok = Tokenizer(models.Unigram())
+        tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Replace("  ", " ")])
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        trainer = trainers.UnigramTrainer(
+            vocab_size=3000, unk_token="<unk>", special_tokens=["<unk>"], show_progress=False
+        )
+        tok.train_from_iterator(_lines(), trainer)
         return tok
     if name == "mixed":
         tok = Tokenizer(models.WordPiece(unk_token="[UNK]", max_input_chars_per_word=30))

@@ -489,3 +489,29 @@ def test_unigram_ids_on_text_table_rules(name) -> None:  # type: ignore[no-untyp
             embedded = c.metadata.get("context", "") + c.text
             fits = len(ref.encode(embedded, add_special_tokens=True).ids) <= config.max_tokens
             assert fits or c.metadata.get("oversize"), (name, type(config).__name__, embedded)
+
+
+# Runs of spaces, cut by word boundaries, with characters NFKC makes spaces beside them.
+SPACED = st.lists(
+    st.sampled_from(
+        [" ", "  ", "   ", "\n", "a", "word", "中文", "\u3000", "x\u0301", "\u00a0", "."]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=SPACED, size=st.integers(4, 24))
+@example(text="x" + " " * 7 + "中" + "  a" * 5, size=4)
+def test_a_literal_replace_of_two_spaces_chunks_as_the_reference_and_tokenizers(
+    text: str, size: int
+) -> None:
+    """``Replace("  ", " ")`` joins inside runs of spaces: where a chunk may start is settled
+    from the runs' lengths natively and by normalizing in full in the reference."""
+    tok = fc.Tokenizer.from_json(json_of("t5"))
+    ids, starts = tok.encode_with_offsets(text)
+    assert (ids.tolist(), starts.tolist()) == expected(hf("t5"), text)
+    config = fc.Recursive(size)
+    assert fc.chunk(text, config, tokenizer=tok) == fc.chunk(
+        text, config, tokenizer=tok, backend="reference"
+    )

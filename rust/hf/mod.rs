@@ -230,6 +230,11 @@ pub struct HfTokenizer {
 struct JoinHint {
     run: char,
     collapses: bool,
+    /// A last step replacing each `k` copies of the run's ASCII character by one, which
+    /// the steps before it leave as it is: `(the byte, k)`. Across a run of spaces cut
+    /// into `L` and `R` (bounded by characters the steps do not make spaces), the whole
+    /// and the two sides then normalize alike unless `L / k + R / k != (L + R) / k`.
+    literal: Option<(u8, usize)>,
     /// The steps before the joining one.
     prior: Vec<usize>,
     /// For each ASCII character: the first and last characters the `prior` steps make of
@@ -237,9 +242,9 @@ struct JoinHint {
     ends: Vec<Option<(char, char)>>,
 }
 
-/// The last character the `prior` steps make of a grapheme, by grapheme: the text a
-/// joining check is settled for repeats its graphemes.
-type LastChars = HashMap<String, Option<char>>;
+/// The first and last characters the `prior` steps make of a grapheme (`None` when they
+/// remove it), by grapheme: the text a joining check is settled for repeats its graphemes.
+type LastChars = HashMap<String, Option<(char, char)>>;
 
 impl JoinHint {
     fn new(normalizers: &[Normalizer], steps: &[usize]) -> Option<Self> {
@@ -256,21 +261,30 @@ impl JoinHint {
                 Some((n.chars().next()?, n.chars().next_back()?))
             })
             .collect();
+        let last = steps.last() == Some(&at);
+        let literal = normalizers[at].literal_run().and_then(|(c, k)| {
+            let byte = u8::try_from(u32::from(c)).ok().filter(u8::is_ascii)?;
+            let fixed =
+                normalized(normalizers, &prior, c.encode_utf8(&mut [0; 4])) == c.to_string();
+            (last && fixed).then_some((byte, k))
+        });
         Some(JoinHint {
             run: run.c,
             // A later step could map the two sides' runs and the whole's alike.
-            collapses: collapses && steps.last() == Some(&at),
+            collapses: collapses && last,
+            literal,
             prior,
             ends,
         })
     }
 
-    /// Whether the step joins across `p` (`None`: the characters there cannot tell).
+    /// Whether the step joins across `p` in `text[a..b]` (`None`: the characters there
+    /// cannot tell).
     fn settle(
         &self,
         normalizers: &[Normalizer],
         text: &str,
-        (a, p): (usize, usize),
+        (a, p, end): (usize, usize, usize),
         cache: &mut LastChars,
     ) -> Option<bool> {
         let b = text.as_bytes();
@@ -304,19 +318,81 @@ impl JoinHint {
                 .ok()??;
             // The grapheme must lie in the window: a part of one may normalize otherwise.
             let g = text.get(start.max(a)..p).filter(|_| start >= a)?;
-            if g.len() > 16 {
-                return None;
-            }
-            if !cache.contains_key(g) {
-                let last = normalized(normalizers, &self.prior, g).chars().next_back();
-                cache.insert(g.to_owned(), last);
-            }
-            cache[g]?
+            self.grapheme_ends(normalizers, g, cache)?.1
         };
         if last != self.run || first != self.run {
             return Some(false);
         }
-        self.collapses.then_some(true)
+        if self.collapses {
+            return Some(true);
+        }
+        self.literal_joins(normalizers, text, (a, p, end), cache)
+    }
+
+    /// What the `prior` steps make of grapheme `g`'s ends (`None` when they remove it, or
+    /// for a grapheme too long to keep).
+    fn grapheme_ends(
+        &self,
+        normalizers: &[Normalizer],
+        g: &str,
+        cache: &mut LastChars,
+    ) -> Option<(char, char)> {
+        if let [x] = g.as_bytes() {
+            return self.ends.get(usize::from(*x)).copied().flatten();
+        }
+        if g.len() > 16 {
+            return None;
+        }
+        if !cache.contains_key(g) {
+            let n = normalized(normalizers, &self.prior, g);
+            let ends = n.chars().next().zip(n.chars().next_back());
+            cache.insert(g.to_owned(), ends);
+        }
+        cache[g]
+    }
+
+    /// [`JoinHint::literal`]'s rule at `p`, where both neighbours are its character.
+    fn literal_joins(
+        &self,
+        normalizers: &[Normalizer],
+        text: &str,
+        (a, p, end): (usize, usize, usize),
+        cache: &mut LastChars,
+    ) -> Option<bool> {
+        let (c, k) = self.literal?;
+        let b = text.as_bytes();
+        if b.get(p - 1) != Some(&c) || b.get(p) != Some(&c) {
+            return None;
+        }
+        let left = b[a..p].iter().rev().take_while(|&&x| x == c).count();
+        let right = b[p..end].iter().take_while(|&&x| x == c).count();
+        // Each bound of the run is the window's edge or a whole grapheme of the window that
+        // the prior steps keep and do not end (start) with `c`: the run is what it looks.
+        let c = char::from(c);
+        let (lb, rb) = (p - left, p + right);
+        if lb > a {
+            let start = GraphemeCursor::new(lb, text.len(), true)
+                .prev_boundary(text, 0)
+                .ok()??;
+            let g = text
+                .get(start..lb)
+                .filter(|_| start >= a && boundary(text, lb))?;
+            if self.grapheme_ends(normalizers, g, cache)?.1 == c {
+                return None;
+            }
+        }
+        if rb < end {
+            let stop = GraphemeCursor::new(rb, text.len(), true)
+                .next_boundary(text, 0)
+                .ok()??;
+            let g = text
+                .get(rb..stop)
+                .filter(|_| stop <= end && boundary(text, rb))?;
+            if self.grapheme_ends(normalizers, g, cache)?.0 == c {
+                return None;
+            }
+        }
+        Some(left / k + right / k != (left + right) / k)
     }
 }
 
@@ -536,8 +612,7 @@ impl HfTokenizer {
         cache: &mut LastChars,
     ) -> bool {
         let hint = self.join_hint.as_ref();
-        let (a, p, _) = window;
-        match hint.and_then(|h| h.settle(&self.normalizers, text, (a, p), cache)) {
+        match hint.and_then(|h| h.settle(&self.normalizers, text, window, cache)) {
             Some(joined) => joined,
             None => self.joined_in_full(text, window, steps),
         }
@@ -739,9 +814,14 @@ mod tests {
     /// SentencePiece's joining `Replace` after other steps: `Precompiled` is not here,
     /// so NFKC and the BERT cleaner (which pads CJK with spaces) stand before it.
     fn joining(prior: &str) -> HfTokenizer {
+        joining_with(prior, r#"{"Regex": " {2,}"}"#)
+    }
+
+    /// The same with another pattern for the `Replace` (`{"String": "  "}`, T5-style).
+    fn joining_with(prior: &str, pattern: &str) -> HfTokenizer {
         let json = format!(
             r#"{{"normalizer": {{"type": "Sequence", "normalizers": [{prior},
-                {{"type": "Replace", "pattern": {{"Regex": " {{2,}}"}}, "content": " "}}]}},
+                {{"type": "Replace", "pattern": {pattern}, "content": " "}}]}},
               "pre_tokenizer": {{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always"}},
               "model": {{"type": "WordLevel", "vocab": {{"[UNK]": 0}}, "unk_token": "[UNK]"}}}}"#
         );
@@ -755,10 +835,12 @@ mod tests {
         fn the_join_hint_agrees_with_the_full_check(
             text in "[ a\n\r\t\u{3000}\u{301}\u{600}\u{ff76}\u{ff9e}中é\u{1100}\u{1161}]{0,24}",
             prior in 0usize..2,
+            pattern in 0usize..3,
         ) {
             let prior = ["{\"type\": \"NFKC\"}",
                          "{\"type\": \"BertNormalizer\", \"clean_text\": true, \"handle_chinese_chars\": true, \"strip_accents\": false, \"lowercase\": false}"][prior];
-            let tok = joining(prior);
+            let pattern = [r#"{"Regex": " {2,}"}"#, r#"{"String": "  "}"#, r#"{"String": "   "}"#][pattern];
+            let tok = joining_with(prior, pattern);
             let hint = tok.join_hint.as_ref().unwrap();
             let steps = tok.joining.as_ref().unwrap();
             let mut cache = LastChars::new();
@@ -767,7 +849,7 @@ mod tests {
             for (i, &p) in points.iter().enumerate() {
                 for &a in &points[..i] {
                     for &b in points[i + 1..].iter() {
-                        if let Some(settled) = hint.settle(&tok.normalizers, &text, (a, p), &mut cache) {
+                        if let Some(settled) = hint.settle(&tok.normalizers, &text, (a, p, b), &mut cache) {
                             let full = tok.joined_in_full(&text, (a, p, b), steps);
                             proptest::prop_assert_eq!(settled, full, "{}..{}..{} of {:?}", a, p, b, text);
                         }
@@ -782,8 +864,9 @@ mod tests {
         let tok = joining(r#"{"type": "NFKC"}"#);
         let hint = tok.join_hint.as_ref().unwrap();
         let mut cache = LastChars::new();
-        let mut settle =
-            |text: &str, p: usize| hint.settle(&tok.normalizers, text, (0, p), &mut cache);
+        let mut settle = |text: &str, p: usize| {
+            hint.settle(&tok.normalizers, text, (0, p, text.len()), &mut cache)
+        };
         assert_eq!(settle("a b", 1), Some(false));
         assert_eq!(settle("a  b", 2), Some(true));
         assert_eq!(settle("中 b", 3), Some(false));
@@ -802,6 +885,25 @@ mod tests {
             None,
             "an accent on the right side's space"
         );
+    }
+
+    #[test]
+    fn a_literal_pair_of_spaces_is_settled_by_the_run_lengths() {
+        let tok = joining_with(r#"{"type": "NFKC"}"#, r#"{"String": "  "}"#);
+        let hint = tok.join_hint.as_ref().unwrap();
+        let mut cache = LastChars::new();
+        let mut settle = |text: &str, p: usize| {
+            hint.settle(&tok.normalizers, text, (0, p, text.len()), &mut cache)
+        };
+        // Left L and right R spaces: joined unless L / 2 + R / 2 == (L + R) / 2.
+        assert_eq!(settle("a  b", 2), Some(true));
+        assert_eq!(settle("a   b", 2), Some(false));
+        assert_eq!(settle("a   b", 3), Some(false));
+        assert_eq!(settle("\n    x", 3), Some(false));
+        assert_eq!(settle("\n      x", 2), Some(true));
+        // A neighbour the prior steps make a space (NFKC: U+3000) leaves it to the full check.
+        assert_eq!(settle("\u{3000}  b", 4), None);
+        assert_eq!(settle("a  \u{3000}", 2), None);
     }
 
     /// Each tokenizer keeps its own memo on a thread: using another does not empty it,

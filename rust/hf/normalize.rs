@@ -330,6 +330,22 @@ impl Normalizer {
         }
     }
 
+    /// A `Replace` of a literal run of `k >= 2` copies of one character by that one
+    /// character (`Replace("  ", " ")`): `(c, k)`.
+    pub fn literal_run(&self) -> Option<(char, usize)> {
+        let Normalizer::Replace {
+            pattern: Pattern::Literal(s),
+            content,
+        } = self
+        else {
+            return None;
+        };
+        let c = s.chars().next()?;
+        let k = s.chars().count();
+        let one = content.chars().eq(std::iter::once(c));
+        (k >= 2 && one && s.chars().all(|x| x == c)).then_some((c, k))
+    }
+
     /// A step that acts on the ends of the text (`Prepend`, `Strip`).
     pub fn is_edge(&self) -> bool {
         matches!(self, Normalizer::Prepend(_) | Normalizer::Strip { .. })
