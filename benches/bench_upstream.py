@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import pytest
 import upstream
-from bench_dify import BOTH_RULES, CASES, splitter
+from bench_dify import BOTH_RULES, CASES, PROCESSOR_SEPARATORS, splitter
 from bench_ragflow import DELIMITERS
 
 from ferrochunk.compat import dify as compat_dify
 from ferrochunk.compat import ragflow as compat_ragflow
+from ferrochunk.reference._tiktoken import cl100k as tiktoken_cl100k
 
 RAGFLOW = upstream.ragflow()
 DIFY = upstream.dify()
@@ -64,6 +65,38 @@ def test_dify_split_text(benchmark, multilingual, case, lengths, side):
     chunks = _run(benchmark, side, splitter(module, kind, kwargs, tokens).split_text, text)
     if side == "compat":
         assert chunks == splitter(DIFY[0], kind, kwargs, tokens).split_text(text)
+
+
+@need_dify
+@pytest.mark.parametrize("side", ["compat", "upstream"])
+@pytest.mark.parametrize("fixed", ["\\n", "\\n\\n"])
+@pytest.mark.parametrize("source", ["multilingual", "held_out"])
+def test_dify_custom_cl100k_1mb(benchmark, request, source, fixed, side):
+    """#53's setup: custom mode 500/50 with the processor's separators on the whole 1 MB of
+    the bench text and of text the benches were not tuned on; upstream counts with
+    tiktoken, compat with its own length_function."""
+    assert DIFY is not None
+    text = request.getfixturevalue(source)
+    benchmark.group = f"upstream-dify-custom-{fixed}-500-50-cl100k-{source}"
+    benchmark.extra_info["bytes"] = len(text.encode("utf-8"))
+    kwargs = {"fixed_separator": fixed, "chunk_size": 500, "chunk_overlap": 50}
+    if side == "compat":
+        lengths = compat_dify.length_function("cl100k_base")
+        cls = compat_dify.FixedRecursiveCharacterTextSplitter
+    else:
+        enc = tiktoken_cl100k()
+        lengths = lambda ts: [len(enc.encode(t)) for t in ts]  # noqa: E731
+        cls = DIFY[0].FixedRecursiveCharacterTextSplitter
+    split = cls(separators=PROCESSOR_SEPARATORS, length_function=lengths, **kwargs).split_text
+    chunks = _run(benchmark, side, split, text)
+    if side == "compat":
+        enc = tiktoken_cl100k()
+        theirs = DIFY[0].FixedRecursiveCharacterTextSplitter(
+            separators=PROCESSOR_SEPARATORS,
+            length_function=lambda ts: [len(enc.encode(t)) for t in ts],
+            **kwargs,
+        )
+        assert chunks == theirs.split_text(text)
 
 
 @need_dify
