@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from importlib.metadata import version as _dist_version
+from typing import TYPE_CHECKING
 
 from .config import (
     CleanRules,
@@ -58,4 +58,15 @@ __all__ = [
     "from_process_rule",
 ]
 # The installed distribution's version: maturin takes it from Cargo.toml, the one source.
-__version__: str = _dist_version("ferrochunk")
+# Read on first use: importing importlib.metadata took a third of `import ferrochunk`.
+__version__: str
+
+if not TYPE_CHECKING:  # mypy sees the annotation above, and no catch-all attribute
+
+    def __getattr__(name: str) -> str:
+        if name == "__version__":
+            from importlib.metadata import version
+
+            globals()["__version__"] = value = version("ferrochunk")
+            return value
+        raise AttributeError(f"module 'ferrochunk' has no attribute {name!r}")
