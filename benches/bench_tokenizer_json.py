@@ -123,3 +123,69 @@ def test_chunk(benchmark, request, documents: list[str], model: str, who: str) -
     benchmark.extra_info["bytes"] = sum(len(d.encode("utf-8")) for d in docs)
     out = benchmark(lambda: [fn(d) for d in docs])
     assert len(out) == len(docs)
+
+
+# #53's CJK case: a 20 000-piece Unigram behind NFKC + Replace("  ", " ") + Metaspace,
+# trained on the first 700 000 characters of four corpus files, then Chinese and Japanese
+# from files no bench reads (first_pass.py's unbenched slices). As a smoke test, or without
+# the shared corpus, the tests' small ``t5`` model of the same pipeline and the bundled text.
+_CJK_TRAIN = ["en/shakespeare-comedies.md", "zh/debian-handbook-zh-cn.txt",
+              "mixed/debian-handbook-ko.txt", "mixed/rust-book.md"]  # fmt: skip
+_CJK_TEXT = {"zh": ["zh/debian-reference-zh-cn.txt"], "ja": ["mixed/debian-faq-ja.txt"]}
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+
+
+@pytest.fixture(scope="session")
+def cjk_unigram(request: pytest.FixtureRequest) -> tuple[str, dict[str, str]]:
+    """(tokenizer.json, {language: its text, up to 1 MB})."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    smoke = request.config.getoption("benchmark_disable") and not request.config.getoption(
+        "benchmark_enable"
+    )
+    if smoke or not SHARED.exists():
+        from hf_models import corpus
+
+        text = "\n".join(corpus())
+        return json_of("t5"), {"zh": text[:20_000], "ja": text[20_000:40_000]}
+    tok = Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Replace("  ", " ")])
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    trainer = trainers.UnigramTrainer(
+        vocab_size=20_000, unk_token="<unk>", special_tokens=["<unk>"], show_progress=False
+    )
+    lines = [
+        line
+        for name in _CJK_TRAIN
+        for line in (SHARED / name).read_text("utf-8")[:700_000].splitlines()
+        if line.strip()
+    ]
+    tok.train_from_iterator(lines, trainer)
+    texts = {
+        lang: "".join((SHARED / n).read_text("utf-8") for n in names)
+        .encode("utf-8")[:1_000_000]
+        .decode("utf-8", "ignore")
+        for lang, names in _CJK_TEXT.items()
+    }
+    return tok.to_str(), texts
+
+
+@pytest.mark.parametrize("who", ["tokenizers encode", "ferrochunk Recursive(512)"])
+@pytest.mark.parametrize("lang", list(_CJK_TEXT))
+def test_cjk_unigram_chunk(benchmark, cjk_unigram, lang: str, who: str) -> None:
+    """Chunking in the model's tokens beside ``tokenizers``' bare encode (#53's goal: 10×)."""
+    from tokenizers import Tokenizer
+
+    spec, texts = cjk_unigram
+    text = texts[lang]
+    benchmark.group = f"tokenizer.json unigram cjk {lang}"
+    benchmark.extra_info["bytes"] = len(text.encode("utf-8"))
+    if who == "tokenizers encode":
+        ref = Tokenizer.from_str(spec)
+        out = benchmark(lambda: ref.encode(text, add_special_tokens=False))
+        assert len(out.ids) > 0
+    else:
+        config, tok = fc.Recursive(512), fc.Tokenizer.from_json(spec)
+        chunks = benchmark(lambda: fc.chunk(text, config, tokenizer=tok))
+        assert "".join(c.text for c in chunks) == text
+        assert all(c.token_count <= 512 for c in chunks)
