@@ -29,6 +29,7 @@ import pytest
 import ferrochunk as fc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from bench_tokenizer import SHARED
 from hf_models import hf, json_of
 
 # The trained models, and all-MiniLM-L6-v2's own file (bundled for the tests).
@@ -132,7 +133,6 @@ def test_chunk(benchmark, request, documents: list[str], model: str, who: str) -
 _CJK_TRAIN = ["en/shakespeare-comedies.md", "zh/debian-handbook-zh-cn.txt",
               "mixed/debian-handbook-ko.txt", "mixed/rust-book.md"]  # fmt: skip
 _CJK_TEXT = {"zh": ["zh/debian-reference-zh-cn.txt"], "ja": ["mixed/debian-faq-ja.txt"]}
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,8 @@ Every compat result is checked against upstream's in the same run.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import upstream
 from bench_dify import BOTH_RULES, CASES, PROCESSOR_SEPARATORS, splitter
@@ -80,23 +82,20 @@ def test_dify_custom_cl100k_1mb(benchmark, request, source, fixed, side):
     benchmark.group = f"upstream-dify-custom-{fixed}-500-50-cl100k-{source}"
     benchmark.extra_info["bytes"] = len(text.encode("utf-8"))
     kwargs = {"fixed_separator": fixed, "chunk_size": 500, "chunk_overlap": 50}
+
+    def split(of: str) -> Any:
+        if of == "compat":
+            lengths = compat_dify.length_function("cl100k_base")
+            cls = compat_dify.FixedRecursiveCharacterTextSplitter
+        else:
+            enc = tiktoken_cl100k()
+            lengths = lambda ts: [len(enc.encode(t)) for t in ts]  # noqa: E731
+            cls = DIFY[0].FixedRecursiveCharacterTextSplitter
+        return cls(separators=PROCESSOR_SEPARATORS, length_function=lengths, **kwargs).split_text
+
+    chunks = _run(benchmark, side, split(side), text)
     if side == "compat":
-        lengths = compat_dify.length_function("cl100k_base")
-        cls = compat_dify.FixedRecursiveCharacterTextSplitter
-    else:
-        enc = tiktoken_cl100k()
-        lengths = lambda ts: [len(enc.encode(t)) for t in ts]  # noqa: E731
-        cls = DIFY[0].FixedRecursiveCharacterTextSplitter
-    split = cls(separators=PROCESSOR_SEPARATORS, length_function=lengths, **kwargs).split_text
-    chunks = _run(benchmark, side, split, text)
-    if side == "compat":
-        enc = tiktoken_cl100k()
-        theirs = DIFY[0].FixedRecursiveCharacterTextSplitter(
-            separators=PROCESSOR_SEPARATORS,
-            length_function=lambda ts: [len(enc.encode(t)) for t in ts],
-            **kwargs,
-        )
-        assert chunks == theirs.split_text(text)
+        assert chunks == split("upstream")(text)
 
 
 @need_dify
