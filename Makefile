@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
 .PHONY: venv install install-dev demo test test-rust test-python lint bench bench-peers fuzz fuzz-tools \
-	fuzz-run fuzz-short fuzz-long sdist wheel wheel-smoke sdist-smoke bench-ab bench-upstream
+	fuzz-run fuzz-short fuzz-long sdist wheel wheel-smoke sdist-smoke ab-old bench-ab bench-ab-chunk bench-upstream
 
 venv:
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -134,7 +134,7 @@ bench-peers: install-dev
 OLD ?= HEAD
 AB_ARGS ?=
 AB_TARGET_DIR ?= $(if $(CARGO_TARGET_DIR),$(abspath $(CARGO_TARGET_DIR))-ab,$(CURDIR)/target/ab/cargo)
-bench-ab: install-dev
+ab-old: install-dev
 	rm -rf target/ab/src target/ab/wheel target/ab/old
 	git worktree prune
 	git worktree add -q --detach target/ab/src $(OLD)
@@ -142,8 +142,14 @@ bench-ab: install-dev
 		--release -q -o $(CURDIR)/target/ab/wheel; status=$$?; \
 		cd $(CURDIR); git worktree remove --force target/ab/src; exit $$status
 	$(PY) -m zipfile -e target/ab/wheel/*.whl target/ab/old
+
+bench-ab: ab-old
 	$(PY) benches/ab.py target/ab/old/ferrochunk/_native*.so \
 		$$($(PY) -c "import ferrochunk._native as n; print(n.__file__)") $(AB_ARGS)
+
+# The whole package of OLD beside the working tree's, `chunk` in one process (benches/ab_chunk.py).
+bench-ab-chunk: ab-old
+	$(PY) benches/ab_chunk.py target/ab/old $(AB_ARGS)
 
 # Every property test (parity, invariants, streams, tokenizer ids) with 5000 examples each.
 fuzz: install-dev

@@ -58,3 +58,35 @@ BAD_ARGUMENTS = [
 ]
 """``(keyword arguments, ferrochunk.errors name, words)``; a frame of ``id``, ``text``
 and ``token_count`` columns."""
+
+
+def versions() -> tuple[dict[str, str], dict[str, str]]:
+    """Two versions of a small corpus: one page edited, one removed, one added."""
+    page = "# Guide\n\n" + "".join(
+        f"## Part {k}\n\nCall the function {k} times.\n\n" for k in range(9)
+    )
+    old = {f"doc-{i}.md": page.replace("Guide", f"Guide {i}") for i in range(4)}
+    new = dict(old)
+    new["doc-1.md"] = old["doc-1.md"].replace("function 4", "method 4")
+    del new["doc-2.md"]
+    new["doc-9.md"] = "A new page.\n"
+    return old, new
+
+
+DIFF_CONFIG = fc.Markdown(24)
+
+
+def local_diff(old: dict[str, str], new: dict[str, str]) -> tuple[set[str], set[str]]:
+    """The record ids to add and to delete, by ``chunk_table`` and ``diff_tables``."""
+    import pyarrow as pa
+
+    from ferrochunk.arrow import chunk_table, diff_tables
+
+    def table(docs: dict[str, str]):  # type: ignore[no-untyped-def]
+        data = pa.table({"doc_id": list(docs), "text": list(docs.values())})
+        return chunk_table(data, DIFF_CONFIG, keep_columns=["doc_id"], id_column="doc_id")
+
+    diff = diff_tables(table(old), table(new))
+    return set(diff.added.column("record_id").to_pylist()), set(
+        diff.removed.column("record_id").to_pylist()
+    )

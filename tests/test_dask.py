@@ -13,7 +13,16 @@ distributed = pytest.importorskip("distributed", reason="test extra: distributed
 import dask  # noqa: E402
 import pandas as pd  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
-from frames import BAD_ARGUMENTS, CONFIGS, ROWS, by_chunk, expected  # noqa: E402
+from frames import (  # noqa: E402
+    BAD_ARGUMENTS,
+    CONFIGS,
+    DIFF_CONFIG,
+    ROWS,
+    by_chunk,
+    expected,
+    local_diff,
+    versions,
+)
 
 from ferrochunk import errors  # noqa: E402
 from ferrochunk.arrow import chunk_table  # noqa: E402
@@ -108,3 +117,26 @@ def test_a_tasks_error_is_the_ferrochunk_type(cluster):
     out = chunk_dataframe(docs, CONFIGS["windows"])
     with pytest.raises(errors.InputTypeError, match="text_column 'text' holding str or None"):
         out.compute()
+
+
+def test_a_diff_of_two_chunk_frames_is_an_anti_join_each_way():
+    old, new = versions()
+    a, b = (
+        chunk_dataframe(
+            dd.from_pandas(
+                pd.DataFrame({"doc_id": list(docs), "text": list(docs.values())}), npartitions=2
+            ),
+            DIFF_CONFIG,
+            keep_columns=["doc_id"],
+            id_column="doc_id",
+        )
+        for docs in (old, new)
+    )
+
+    def only_in(x, y):  # type: ignore[no-untyped-def]
+        joined = x[["record_id"]].merge(
+            y[["record_id"]], on="record_id", how="left", indicator=True
+        )
+        return set(joined[joined["_merge"] == "left_only"]["record_id"].compute())
+
+    assert (only_in(b, a), only_in(a, b)) == local_diff(old, new)

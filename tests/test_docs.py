@@ -24,6 +24,8 @@ MODULES = [
     "ferrochunk.pipeline",
     "ferrochunk.tokenizers",
     "ferrochunk.types",
+    "ferrochunk.ids",
+    "ferrochunk.ledger",
     "ferrochunk.records",
     "ferrochunk.rules",
     "ferrochunk.spec",

@@ -14,7 +14,16 @@ import ferrochunk as fc
 pa = pytest.importorskip("pyarrow", reason="test extra: pyarrow")
 pytest.importorskip("pyspark", reason="test extra: pyspark")
 import pyarrow.parquet as pq  # noqa: E402
-from frames import BAD_ARGUMENTS, CONFIGS, ROWS, by_chunk, expected  # noqa: E402
+from frames import (  # noqa: E402
+    BAD_ARGUMENTS,
+    CONFIGS,
+    DIFF_CONFIG,
+    ROWS,
+    by_chunk,
+    expected,
+    local_diff,
+    versions,
+)
 from pyspark.errors import PythonException  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 
@@ -165,3 +174,24 @@ def test_batches_are_sliced_by_text_bytes_before_the_cast(monkeypatch):
     assert all(b.schema.field("text").type == pa.string() for b in out)
     assert all(b.num_rows == 1 or sum(map(len, b["text"].to_pylist())) <= 2000 for b in out)
     assert [t for b in out for t in b["text"].to_pylist()] == whole["text"].to_pylist()
+
+
+def test_a_diff_of_two_chunk_frames_is_an_anti_join_each_way(spark):
+    old, new = versions()
+    frames = [
+        chunk_dataframe(
+            spark.createDataFrame(list(docs.items()), "doc_id string, text string").repartition(2),
+            DIFF_CONFIG,
+            keep_columns=["doc_id"],
+            id_column="doc_id",
+        )
+        for docs in (old, new)
+    ]
+    a, b = frames
+    added = {r.record_id for r in b.join(a.select("record_id"), "record_id", "left_anti").collect()}
+    removed = {
+        r.record_id for r in a.join(b.select("record_id"), "record_id", "left_anti").collect()
+    }
+    assert (added, removed) == local_diff(old, new)
+    assert added
+    assert removed

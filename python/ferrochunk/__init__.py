@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from . import ids as ids  # ferrochunk.ids: chunk and record ids
 from .config import (
     CleanRules,
     Code,
@@ -22,6 +23,7 @@ from .config import (
     TokenWindows,
 )
 from .errors import FerrochunkError
+from .ledger import Changes, Ledger
 from .pipeline import chunk, chunk_file, chunk_items, chunk_many, chunk_spans, chunk_stream
 from .rules import config_from_mapping, config_to_mapping, from_parser_config, from_process_rule
 from .spec import config_from_spec, config_spec
@@ -30,11 +32,13 @@ from .types import SPAN_COLUMNS, Chunk, Metadata, Spans
 
 __all__ = [
     "SPAN_COLUMNS",
+    "Changes",
     "Chunk",
     "CleanRules",
     "Code",
     "DelimiterMerge",
     "FerrochunkError",
+    "Ledger",
     "Markdown",
     "MergeStrategy",
     "Metadata",

@@ -15,6 +15,7 @@ import numpy as np
 from . import _rows as L
 from ._rows import Batch
 from ._support.gc import gc_paused
+from ._support.xxh3 import utf8, xxh3_128_hex
 from .config import Config
 from .types import Chunk, Metadata, Spans
 
@@ -58,15 +59,20 @@ _CHUNK_FIELDS = operator.itemgetter(
 _END_ROW = [-1] * len(L.ROW_COLUMNS)
 
 
-def _chunk(row: Sequence[int], text: str, metadata: Metadata) -> Chunk:
+def _chunk(row: Sequence[int], text: str, metadata: Metadata, chunk_id: str) -> Chunk:
     # Positional, and the row read with one C call: this runs once per chunk.
     cs, ce, bs, be, ts, te, index = _CHUNK_FIELDS(row)
-    return Chunk(text, cs, ce, bs, be, ts, te, te - ts, index, metadata)
+    return Chunk(text, cs, ce, bs, be, ts, te, te - ts, index, metadata, chunk_id)
 
 
 def build(config: Config, batch: Batch) -> list[Chunk]:
-    """Chunks from a batch: top-level rows, each followed by its children's rows."""
+    """Chunks from a batch: top-level rows, each followed by its children's rows. A batch
+    without ids (the reference's) gets them from the pure-Python twin of the core's hash."""
     table, spans, texts, metas = batch.table, batch.spans, batch.texts, batch.meta
+    ids = batch.ids
+    if ids is None:
+        contexts = [m.context for m in metas] if metas is not None else [""] * len(texts)
+        ids = [xxh3_128_hex(utf8(c + t)) for c, t in zip(contexts, texts, strict=True)]
     rows = table.tolist() if isinstance(table, np.ndarray) else table
     # Only each span's (char_start, char_end) is kept, as one array the chunks' Spans view.
     if isinstance(spans, np.ndarray):
@@ -79,22 +85,23 @@ def build(config: Config, batch: Batch) -> list[Chunk]:
         if keys == ("oversize",) and not child_keys:
             oversize = L.OVERSIZE
             return [
-                _chunk(row, text, _OVERSIZE[bool(row[oversize])])
-                for row, text in zip(rows, texts, strict=True)
+                _chunk(row, text, _OVERSIZE[bool(row[oversize])], cid)
+                for row, text, cid in zip(rows, texts, ids, strict=True)
             ]
         out: list[Chunk] = []
-        parent: tuple[list[int], str, Any] | None = None
+        parent: tuple[list[int], str, Any, str] | None = None
         kids: list[Chunk] = []
         meta_of = metas if metas is not None else [None] * len(rows)
-        for row, text, meta in [*zip(rows, texts, meta_of, strict=True), (_END_ROW, "", None)]:
+        given = zip(rows, texts, meta_of, ids, strict=True)
+        for row, text, meta, cid in [*given, (_END_ROW, "", None, "")]:
             if row[L.PARENT] >= 0:
-                kids.append(_chunk(row, text, _metadata(child_keys, row, spans, (), meta)))
+                kids.append(_chunk(row, text, _metadata(child_keys, row, spans, (), meta), cid))
                 continue
             if parent is not None:  # a new top-level row (or the end) closes the last one
-                prow, ptext, pmeta = parent
+                prow, ptext, pmeta, pid = parent
                 md = _metadata(keys, prow, spans, tuple(kids), pmeta)
-                out.append(_chunk(prow, ptext, md))
-            parent, kids = (row, text, meta), []
+                out.append(_chunk(prow, ptext, md, pid))
+            parent, kids = (row, text, meta, cid), []
         return out
 
 
@@ -123,7 +130,8 @@ def restore(chunk: Chunk, found: dict[int, str], joiner: str) -> Chunk:
         changed = True
     if not changed:
         return chunk
-    return replace(chunk, text="".join(chars), metadata=metadata)
+    # The id is of the text as it is now: "" has Chunk compute it again.
+    return replace(chunk, text="".join(chars), metadata=metadata, chunk_id="")
 
 
 class Restorer:

@@ -3,7 +3,7 @@ GIL for the work, and returns numpy arrays or plain values. Errors are ``ferroch
 classes. ``encoding`` is ``"cl100k"``, ``"cl100k_base"``, ``"o200k"`` or ``"o200k_base"``.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, final
 
 import numpy as np
@@ -52,6 +52,9 @@ class ChunkBatch:
     def meta(self) -> list[RowMeta] | None:
         """Each row's ``RowMeta`` for ``Markdown`` and ``Code``, else None."""
     @property
+    def ids(self) -> list[str]:
+        """Each row's chunk id (``ferrochunk.ids``), as 32 hex digits."""
+    @property
     def next_start(self) -> int | None:
         """``Stream.push_block`` only: the byte where the next block starts (None after the
         last block, and for every other call)."""
@@ -69,6 +72,9 @@ class ArrowPart:
     @property
     def text(self) -> npt.NDArray[np.uint8]:
         """The rows' texts as one UTF-8 buffer."""
+    @property
+    def ids(self) -> npt.NDArray[np.uint8]:
+        """The rows' chunk ids, 32 hex digits each, one after another."""
     @property
     def offsets(self) -> npt.NDArray[np.int64]:
         """Where each row's text starts in ``text``, and where the last ends."""
@@ -213,6 +219,7 @@ __all__ = [
     "encode_list",
     "encode_with_offsets",
     "grammar_abi",
+    "hash_ids",
     "num_tokens_from_string",
     "ragflow_compute_overlap_prefix",
     "ragflow_has_wrapped_delimiter",
@@ -243,6 +250,9 @@ def encode_with_offsets(
 
 def count(encoding: str, text: str) -> int:
     """Number of tokens ``encode`` returns."""
+
+def hash_ids(data: Sequence[bytes]) -> list[str]:
+    """The id scheme's hash (XXH3-128, as 32 hex digits) of each bytes object."""
 
 def count_batch(
     encoding: str, texts: list[str], threads: int | None = None

@@ -5,7 +5,9 @@ A batch has named fields (the native one is ``_native.ChunkBatch``; the referenc
 ``reference.rows.Rows``): ``table``, the rows in the columns of ``rust/contracts/stream.rs``;
 ``spans``, the spans of joined chunks; ``texts``, each row's text; ``meta``, each row's
 structure for a structure-aware config (``_native.RowMeta`` or ``reference.rows.RowMeta``),
-else None; and ``next_start``, where a stream's next block starts (``Stream.push_block``).
+else None; ``next_start``, where a stream's next block starts (``Stream.push_block``); and
+``ids``, each row's chunk id (native), or None (the reference: the builder computes them
+with the pure-Python twin of the core's hash).
 
 The columns are the core's (``rust/contracts/stream.rs``, exported as
 ``_native.ROW_COLUMNS``). They are written out here rather than read from the extension,
@@ -48,6 +50,8 @@ class Batch(Protocol):
     def meta(self) -> Sequence[Meta] | None: ...
     @property
     def next_start(self) -> int | None: ...
+    @property
+    def ids(self) -> Sequence[str] | None: ...
 
 
 ROW_COLUMNS: tuple[str, ...] = (

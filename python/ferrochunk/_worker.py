@@ -54,12 +54,14 @@ class ChunkStep:
         keep_columns: Sequence[str],
         *,
         threads: int,
+        id_column: str | None = None,
     ) -> None:
         self.payload = pickle.dumps((config, tokenizer), protocol=pickle.HIGHEST_PROTOCOL)
         self.digest = hashlib.sha256(self.payload).hexdigest()
         self.text_column = text_column
         self.keep_columns = tuple(keep_columns)
         self.threads = threads
+        self.id_column = id_column
 
     def __call__(self, data: pa.Table | pa.RecordBatch) -> pa.Table:
         config, tokenizer = _built(self.digest, self.payload)
@@ -70,4 +72,5 @@ class ChunkStep:
             keep_columns=self.keep_columns,
             tokenizer=tokenizer,
             threads=self.threads,
+            id_column=self.id_column,
         )

@@ -42,12 +42,12 @@ class _Partition:
                 f"columns {names} must convert to Arrow (text_column "
                 f"{self.step.text_column!r} holding str or None): {exc}"
             ) from exc
-        if pa.types.is_null(table.schema.field(self.step.text_column).type):
-            # An object column of only None (or an empty partition) infers Arrow's null type.
-            at = table.schema.get_field_index(self.step.text_column)
-            table = table.set_column(
-                at, self.step.text_column, table.column(at).cast(pa.large_string())
-            )
+        for name in (self.step.text_column, self.step.id_column):
+            if name is not None and pa.types.is_null(table.schema.field(name).type):
+                # An object column of only None (or an empty partition) infers Arrow's null
+                # type.
+                at = table.schema.get_field_index(name)
+                table = table.set_column(at, name, table.column(at).cast(pa.large_string()))
         return self.step(table).to_pandas(types_mapper=pd.ArrowDtype)
 
 
@@ -70,13 +70,15 @@ def chunk_dataframe(
     keep_columns: Sequence[str] = (),
     tokenizer: Tokenizer | str | None = None,
     threads: int = 1,
+    id_column: str | None = None,
 ) -> Any:
     """A Dask DataFrame with one row per chunk of each document in ``ddf[text_column]``.
 
     The columns and types are :func:`ferrochunk.arrow.chunk_table`'s, as ``pd.ArrowDtype``:
     ``keep_columns``, then the chunk's offsets and counts, then the config's metadata. Null
     texts give no rows; each partition's index runs from 0. Each task chunks with
-    ``threads`` threads (default 1: Dask runs a task per worker thread).
+    ``threads`` threads (default 1: Dask runs a task per worker thread). ``id_column`` (a
+    kept string column of document ids) adds ``record_id``, as in ``chunk_table``.
 
     A missing or non-string column raises ``ConfigError``, a wrong argument type
     ``ConfigTypeError`` / ``InputTypeError``, on the client. A ferrochunk error inside a task
@@ -100,7 +102,8 @@ def chunk_dataframe(
     dtype = ddf.dtypes[text_column]
     if not _is_text(pd, dtype):
         raise ConfigError(f"text_column {text_column!r} must be a string column, got type {dtype}")
-    step = _Partition(ChunkStep(config, tok, text_column, keep, threads=threads))
+    chunking = ChunkStep(config, tok, text_column, keep, threads=threads, id_column=id_column)
+    step = _Partition(chunking)
     meta = step(ddf._meta)
     return ddf.map_partitions(
         step, meta=meta, enforce_metadata=False, align_dataframes=False, clear_divisions=True

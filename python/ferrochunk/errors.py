@@ -12,6 +12,7 @@ __all__ = [
     "InputDecodeError",
     "InputTypeError",
     "InternalError",
+    "LedgerError",
     "OffsetsError",
     "TextTooLargeError",
     "TokenizerError",
@@ -72,6 +73,11 @@ class InputDecodeError(FerrochunkError):
     def __init__(self, message: str, byte_offset: int | None = None) -> None:
         super().__init__(message)
         self.byte_offset = byte_offset
+
+
+class LedgerError(FerrochunkError):
+    """A ledger file cannot be used: not a ledger, a newer schema, another writer, a
+    read-only path or a full disk. The message names the path; the ledger is unchanged."""
 
 
 class InternalError(RuntimeError):

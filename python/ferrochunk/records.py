@@ -1,10 +1,10 @@
 """A chunk as a flat record: the row ``ferrochunk.arrow.chunk_table`` gives for it.
 
 The CLI writes these as JSON lines or Parquet rows, so every output format, and Ray Data,
-carries the same fields: ``chunk_index``, ``text``, the offsets, ``token_count``, then the
-config's metadata (``spans`` as ``{char_start, char_end}`` objects, ``children`` as child
-records without their ``parent``, ``headings`` as ``{level, title}`` objects, ``scopes`` as
-``{kind, name}`` objects).
+carries the same fields: ``chunk_index``, ``text``, the offsets, ``token_count``,
+``chunk_id`` (:mod:`ferrochunk.ids`), then the config's metadata (``spans`` as
+``{char_start, char_end}`` objects, ``children`` as child records without their ``parent``,
+``headings`` as ``{level, title}`` objects, ``scopes`` as ``{kind, name}`` objects).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ OFFSET_FIELDS = (
 def _fields(chunk: Chunk, keys: Sequence[str], child_keys: Sequence[str]) -> dict[str, Any]:
     out: dict[str, Any] = {"chunk_index": chunk.index, "text": chunk.text}
     out.update({name: getattr(chunk, name) for name in OFFSET_FIELDS})
+    out["chunk_id"] = chunk.chunk_id
     for key in keys:
         value = chunk.metadata[key]
         if key == "spans":

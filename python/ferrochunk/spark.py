@@ -53,7 +53,9 @@ def _spark_type(types: Any, pa: Any, kind: Any) -> Any:
     raise AssertionError(f"no Spark type for the chunk column type {kind}")  # pragma: no cover
 
 
-def chunk_spark_schema(config: Config, keep: Sequence[Any] = ()) -> Any:
+def chunk_spark_schema(
+    config: Config, keep: Sequence[Any] = (), *, record_ids: bool = False
+) -> Any:
     """The Spark schema of :func:`chunk_dataframe`'s result: the ``keep`` fields (Spark
     ``StructField``s), then the columns of :func:`ferrochunk.arrow.chunk_schema`.
 
@@ -63,7 +65,7 @@ def chunk_spark_schema(config: Config, keep: Sequence[Any] = ()) -> Any:
     """
     types = require("pyspark.sql.types", "spark")
     pa = require("pyarrow", "arrow")
-    arrow = chunk_schema(_require_config(config))
+    arrow = chunk_schema(_require_config(config), record_ids=record_ids)
     return types.StructType(
         [*keep, *(types.StructField(f.name, _spark_type(types, pa, f.type), True) for f in arrow)]
     )
@@ -131,13 +133,15 @@ def chunk_dataframe(
     tokenizer: Tokenizer | str | None = None,
     threads: int = 1,
     rows_per_batch: int = 8192,
+    id_column: str | None = None,
 ) -> Any:
     """A Spark DataFrame with one row per chunk of each document in ``df[text_column]``.
 
     The columns are :func:`ferrochunk.arrow.chunk_table`'s: ``keep_columns`` (a document id,
     say), then the chunk's offsets and counts, then the config's metadata. Null texts give no
     rows. Each task chunks with ``threads`` threads (default 1: Spark runs one task per
-    core). ``rows_per_batch`` caps the Arrow batches handed back to Spark.
+    core). ``rows_per_batch`` caps the Arrow batches handed back to Spark. ``id_column`` (a
+    kept string column of document ids) adds ``record_id``, as in ``chunk_table``.
 
     A missing or non-string column raises ``ConfigError`` and a wrong argument type
     ``ConfigTypeError`` / ``InputTypeError``, on the driver. An error inside a task reaches
@@ -165,8 +169,15 @@ def chunk_dataframe(
         raise ConfigError(
             f"text_column {text_column!r} must be a string column, got type {kind.simpleString()}"
         )
-    schema = chunk_spark_schema(config, [fields[name] for name in keep])
-    step = ChunkStep(config, tok, text_column, keep, threads=threads)
+    if id_column is not None:
+        if id_column not in keep:
+            raise ConfigError(f"id_column {id_column!r} must be one of keep_columns {keep}")
+        if not isinstance(fields[id_column].dataType, types.StringType):
+            raise ConfigError(f"id_column {id_column!r} must be a string column")
+    schema = chunk_spark_schema(
+        config, [fields[name] for name in keep], record_ids=id_column is not None
+    )
+    step = ChunkStep(config, tok, text_column, keep, threads=threads, id_column=id_column)
     source = df.select(*(_quoted(name) for name in (text_column, *keep)))
     batches = _Batches(step, _arrow_schema(df, schema), rows_per_batch)
     return map_in_arrow(source, batches, schema)

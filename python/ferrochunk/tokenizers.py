@@ -499,6 +499,24 @@ class Tokenizer:
             return "embedded"
         return "native" if isinstance(backend, _JsonBackend) else "python"
 
+    @property
+    def identity(self) -> str | None:
+        """What names these exact ids across processes and releases, for a ledger's
+        fingerprint: an embedded encoding's name, or a hash of the ``tokenizer.json`` (with
+        the special tokens reserved). None for a tokenizer called through Python, which
+        has no stable identity (a ``Ledger`` then asks for ``tokenizer_id``).
+
+        >>> Tokenizer.cl100k().identity
+        'embedded:cl100k_base'
+        """
+        backend = self._backend
+        if isinstance(backend, _NativeBackend):
+            return f"embedded:{backend.encoding}"
+        if isinstance(backend, _JsonBackend):
+            digest = _native.hash_ids([backend.json.encode("utf-8", "surrogatepass")])[0]
+            return f"tokenizer.json:{digest}:reserve={self.special_tokens}"
+        return None
+
     # -- constructors -------------------------------------------------------------
     @classmethod
     def cl100k(cls) -> Tokenizer:

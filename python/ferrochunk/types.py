@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
+
+from ._support.xxh3 import utf8, xxh3_128_hex
+from .errors import FerrochunkError
 
 __all__ = [
     "SPAN_COLUMNS",
@@ -185,13 +188,17 @@ class Chunk:
     ``text == source[char_start:char_end]`` and the UTF-8 bytes of the source from
     ``byte_start`` to ``byte_end`` are the chunk's (a ``DelimiterMerge`` chunk joins the
     spans in ``metadata["spans"]``). Tokens ``token_start:token_end`` of the source's
-    tokenization make up the chunk; ``token_count`` is its size in tokens. Chunks pickle,
-    copy, and round-trip through :meth:`to_dict` / :meth:`from_dict`.
+    tokenization make up the chunk; ``token_count`` is its size in tokens. ``chunk_id``
+    names exactly what is embedded, ``metadata["context"] + text`` (:mod:`ferrochunk.ids`);
+    left out, it is computed. Chunks pickle, copy, and round-trip through :meth:`to_dict` /
+    :meth:`from_dict`.
 
     >>> import pickle, ferrochunk as fc
     >>> c = fc.chunk("Hello world.", fc.TokenWindows(8))[0]
     >>> pickle.loads(pickle.dumps(c)) == c, Chunk.from_dict(c.to_dict()) == c
     (True, True)
+    >>> c.chunk_id
+    '1c95225ac4b1353e73b47bf1a3f7cb52'
     """
 
     text: str
@@ -204,10 +211,28 @@ class Chunk:
     token_count: int
     index: int
     metadata: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+    chunk_id: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.metadata, Metadata):
             object.__setattr__(self, "metadata", Metadata(self.metadata))
+        if not self.chunk_id:
+            object.__setattr__(self, "chunk_id", self._own_id())
+
+    def _own_id(self) -> str:
+        # The pure-Python twin of the core's hash: chunks need no extension (the reference).
+        context = self.metadata.get("context", "")
+        return xxh3_128_hex(utf8((context if isinstance(context, str) else "") + self.text))
+
+    def __getstate__(self) -> list[Any]:
+        return [getattr(self, f.name) for f in fields(self)]
+
+    def __setstate__(self, state: Sequence[Any]) -> None:
+        # A chunk pickled before chunk ids existed has no last field: compute it.
+        for f, value in zip(fields(self), state, strict=False):
+            object.__setattr__(self, f.name, value)
+        if len(state) < len(fields(self)) or not self.chunk_id:
+            object.__setattr__(self, "chunk_id", self._own_id())
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-ready): metadata as a dict, child chunks as dicts."""
@@ -222,14 +247,22 @@ class Chunk:
             "token_count": self.token_count,
             "index": self.index,
             "metadata": _plain(self.metadata),
+            "chunk_id": self.chunk_id,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Chunk:
-        """The chunk :meth:`to_dict` describes."""
-        fields = {k: v for k, v in data.items() if k != "metadata"}
+        """The chunk :meth:`to_dict` describes; a dict without ``chunk_id`` (written before
+        ids existed) gets its id computed, and one with an id that is not its text's raises."""
+        given = {k: v for k, v in data.items() if k not in ("metadata", "chunk_id")}
         metadata = {k: _restore(k, v) for k, v in data.get("metadata", {}).items()}
-        return cls(**fields, metadata=Metadata(metadata))
+        made = cls(**given, metadata=Metadata(metadata))
+        stated = data.get("chunk_id")
+        if stated is not None and stated != made.chunk_id:
+            raise FerrochunkError(
+                f"chunk_id {stated!r} is not the id of the chunk's text ({made.chunk_id!r})"
+            )
+        return made
 
 
 # -- compat results: upstream's dict shapes, typed ------------------------------------

@@ -11,6 +11,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod chunk_id;
 pub mod code;
 pub mod delimiter_merge;
 pub mod markdown;

@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use super::chunk_id::chunk_id;
 use super::{delimiter_merge, ChunkMeta, Counter, Cutter, Input, PieceTokens, Row, Spec};
 use crate::error::{Error, Result};
 use crate::hf::stream::HfStream;
@@ -58,6 +59,8 @@ pub struct Batch {
     /// Each row's heading path and context, for a structure-aware contract
     /// (`Markdown`); empty for the others.
     pub meta: Vec<Arc<ChunkMeta>>,
+    /// Each row's content id, over its context and text ([`chunk_id`]).
+    pub ids: Vec<[u8; 16]>,
 }
 
 impl Batch {
@@ -74,6 +77,7 @@ impl Batch {
         self.text_ends
             .extend(other.text_ends.into_iter().map(|e| e + text));
         self.meta.extend(other.meta);
+        self.ids.extend(other.ids);
     }
 }
 
@@ -354,6 +358,7 @@ fn emit(
             span_start,
             out.spans.len() as i64,
         ]);
+        let text_start = out.text.len();
         if r.spans.is_empty() {
             out.text.push_str(input.slice(r.byte_start, r.byte_end));
         } else {
@@ -364,6 +369,8 @@ fn emit(
                 out.text.push_str(input.slice(s.start, s.end));
             }
         }
+        let context = r.meta.as_ref().map_or("", |m| m.context.as_str());
+        out.ids.push(chunk_id(context, &out.text[text_start..]));
         out.text_ends.push(out.text.len() as u64);
         if let Some(meta) = &r.meta {
             out.meta.push(Arc::clone(meta));

@@ -15,6 +15,7 @@ use super::arrays::rows_array;
 use super::batch::{meta_list, ArrowChunks, ArrowPart};
 use super::errors::{guard, IntoPy};
 use super::{spec, threads};
+use crate::contracts::chunk_id::hex;
 use crate::contracts::stream::{chunk_text, Batch};
 use crate::contracts::ChunkMeta;
 use crate::error::{Error, Result};
@@ -34,14 +35,16 @@ struct Part {
     table: Vec<[i64; 14]>,
     text: Vec<u8>,
     ends: Vec<i64>,
+    ids: Vec<u8>,
 }
 
 impl Part {
-    fn push(&mut self, doc: usize, row: [i64; 14], text: &str) {
+    fn push(&mut self, doc: usize, row: [i64; 14], text: &str, id: &[u8; 16]) {
         self.docs.push(doc as i64);
         self.table.push(row);
         self.text.extend_from_slice(text.as_bytes());
         self.ends.push(self.text.len() as i64);
+        self.ids.extend_from_slice(&hex(id));
     }
 }
 
@@ -54,6 +57,7 @@ fn part_arrays(py: Python<'_>, part: Part) -> PyResult<Py<ArrowPart>> {
         table: rows_array(py, part.table).or_raise(py)?.unbind(),
         text: part.text.into_pyarray(py).unbind(),
         offsets: offsets.into_pyarray(py).unbind(),
+        ids: part.ids.into_pyarray(py).unbind(),
     };
     Py::new(py, part)
 }
@@ -189,7 +193,12 @@ fn split(batches: Vec<Batch>) -> (Part, Vec<[i64; 4]>, Part, Vec<Arc<ChunkMeta>>
     for (doc, batch) in batches.into_iter().enumerate() {
         meta.extend(batch.meta);
         let mut from = 0;
-        for (mut row, &end) in batch.table.into_iter().zip(&batch.text_ends) {
+        let rows = batch
+            .table
+            .into_iter()
+            .zip(&batch.text_ends)
+            .zip(&batch.ids);
+        for ((mut row, &end), id) in rows {
             let text = &batch.text[from..end as usize];
             from = end as usize;
             if row[1] < 0 {
@@ -197,9 +206,9 @@ fn split(batches: Vec<Batch>) -> (Part, Vec<[i64; 4]>, Part, Vec<Arc<ChunkMeta>>
                 spans.extend_from_slice(&batch.spans[row[12] as usize..row[13] as usize]);
                 row[12] = lo;
                 row[13] = spans.len() as i64;
-                top.push(doc, row, text);
+                top.push(doc, row, text, id);
             } else {
-                kids.push(doc, row, text);
+                kids.push(doc, row, text, id);
             }
         }
     }

@@ -10,6 +10,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 
 use super::arrays::rows_array;
 use super::errors::IntoPy;
+use crate::contracts::chunk_id::hex;
 use crate::contracts::stream::Batch;
 use crate::contracts::{ChunkMeta, HeadingPath};
 
@@ -24,6 +25,8 @@ pub struct ChunkBatch {
     pub texts: Py<PyList>,
     /// Each row's `ChunkMeta` (structure-aware configs), else `None`.
     pub meta: Option<Py<PyList>>,
+    /// Each row's content id, as 32 hex digits.
+    pub ids: Py<PyList>,
     /// `Stream.push_block` only: the byte where the next block starts (`None` after the
     /// last block, and for every other call).
     pub next_start: Option<usize>,
@@ -50,6 +53,8 @@ pub struct ArrowPart {
     pub table: Py<PyArray2<i64>>,
     pub text: Py<PyArray1<u8>>,
     pub offsets: Py<PyArray1<i64>>,
+    /// The rows' content ids, 32 hex digits each, one after another.
+    pub ids: Py<PyArray1<u8>>,
 }
 
 /// What `chunk_arrow` returns: the top-level chunks, the spans of joined chunks, the
@@ -76,8 +81,16 @@ pub fn to_python(py: Python<'_>, batch: Batch, next_start: Option<usize>) -> PyR
         spans: rows_array(py, batch.spans).or_raise(py)?.unbind(),
         texts: PyList::new(py, texts)?.unbind(),
         meta: meta_list(py, &batch.meta)?,
+        ids: PyList::new(py, batch.ids.iter().map(|id| hex_str(py, id)))?.unbind(),
         next_start,
     })
+}
+
+/// An id as a Python `str` of 32 hex digits.
+pub fn hex_str<'py>(py: Python<'py>, id: &[u8; 16]) -> Bound<'py, PyString> {
+    let digits = hex(id);
+    // Hex digits are ASCII.
+    PyString::new(py, std::str::from_utf8(&digits).unwrap_or_default())
 }
 
 /// Each row's `RowMeta`, or `None` when no row has any; chunks of one section share their

@@ -14,6 +14,7 @@ mod errors;
 mod grammar;
 mod hf;
 mod id_list;
+mod ids;
 mod pipeline;
 mod ragflow;
 mod spec;
@@ -50,6 +51,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pipeline::py_delimiter_pieces, m)?)?;
     m.add_class::<pipeline::PyStream>()?;
     m.add_function(wrap_pyfunction!(arrow::py_chunk_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(ids::py_hash_ids, m)?)?;
     m.add_function(wrap_pyfunction!(errors::py_debug_panic, m)?)?;
     m.add_function(wrap_pyfunction!(grammar::py_grammar_abi, m)?)?;
     m.add_class::<hf::PyHfTokenizer>()?;

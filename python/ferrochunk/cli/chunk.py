@@ -76,6 +76,45 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="files, folders or - for stdin (default: the bundled "
         "sample); *.jsonl and *.parquet files are read as records",
     )
+    add_chunker_arguments(p)
+    add_input_arguments(p)
+    add_output_arguments(p)
+    run = p.add_argument_group("run")
+    run.add_argument("--threads", type=int, help="threads for the core (default: every core)")
+    engine = run.add_mutually_exclusive_group()
+    engine.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="run through Ray Data (a cluster address, or a local Ray)",
+    )
+    engine.add_argument(
+        "--spark",
+        nargs="?",
+        const="local[*]",
+        metavar="MASTER",
+        help="run on Spark (a master URL such as spark://host:7077; default local[*]) and "
+        "write a folder of part files to -o FOLDER",
+    )
+    engine.add_argument(
+        "--dask",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="run on Dask (a scheduler address; default a local cluster of --threads "
+        "workers) and write a folder of part files to -o FOLDER",
+    )
+    run.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar (default: on a terminal)",
+    )
+
+
+def add_chunker_arguments(p: argparse.ArgumentParser) -> None:
+    """The config and tokenizer options (``build_config``, ``tokenizer_of``)."""
     how = p.add_argument_group("chunker")
     how.add_argument(
         "--chunker",
@@ -154,11 +193,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="cl100k (default), o200k, or a model's tokenizer.json (run natively; chunks "
         "leave room for the special tokens the model adds)",
     )
+
+
+def add_input_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_argument_group("input")
     src.add_argument("--glob", default="*", help="file name pattern inside folders (default *)")
     src.add_argument("--encoding", default="utf-8", help="encoding of text files (utf-8)")
     src.add_argument("--text-field", default="text", help="records: the text field (text)")
     src.add_argument("--id-field", help="records: the id field (default: the record number)")
+
+
+def add_output_arguments(p: argparse.ArgumentParser) -> None:
     out = p.add_argument_group("output")
     out.add_argument(
         "-o",
@@ -175,38 +220,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="write -o even where that could hurt: a device other than /dev/null or a "
         "terminal, a read-only file, or a file with other hard links (they keep the old data)",
-    )
-    run = p.add_argument_group("run")
-    run.add_argument("--threads", type=int, help="threads for the core (default: every core)")
-    engine = run.add_mutually_exclusive_group()
-    engine.add_argument(
-        "--ray",
-        nargs="?",
-        const="local",
-        metavar="ADDRESS",
-        help="run through Ray Data (a cluster address, or a local Ray)",
-    )
-    engine.add_argument(
-        "--spark",
-        nargs="?",
-        const="local[*]",
-        metavar="MASTER",
-        help="run on Spark (a master URL such as spark://host:7077; default local[*]) and "
-        "write a folder of part files to -o FOLDER",
-    )
-    engine.add_argument(
-        "--dask",
-        nargs="?",
-        const="local",
-        metavar="ADDRESS",
-        help="run on Dask (a scheduler address; default a local cluster of --threads "
-        "workers) and write a folder of part files to -o FOLDER",
-    )
-    run.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="show a progress bar (default: on a terminal)",
     )
 
 

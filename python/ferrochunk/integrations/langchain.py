@@ -18,6 +18,7 @@ from .._support.optional import require
 from .._support.validate import describe
 from ..config import Code, Config, Markdown, Recursive
 from ..errors import ConfigError, ConfigTypeError
+from ..ids import chunk_id, record_id
 from ..pipeline import _tokenizer, chunk, chunk_many
 from ..tokenizers import Tokenizer
 from ..types import Chunk
@@ -27,7 +28,7 @@ _splitters = require("langchain_text_splitters", "langchain")
 _documents = require("langchain_core.documents", "langchain")
 Document = _documents.Document
 
-__all__ = ["FerroTextSplitter"]
+__all__ = ["FerroTextSplitter", "RecordKey", "record_key"]
 
 # The encodings ferrochunk embeds, by tiktoken name, and the models that use them.
 _ENCODINGS = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
@@ -229,3 +230,45 @@ class FerroTextSplitter(_splitters.TextSplitter):  # type: ignore[misc,name-defi
                     metadata["scope_path"] = scope_path(c.metadata["scopes"])
                 documents.append(Document(page_content=self._content(c), metadata=metadata))
         return documents
+
+
+class RecordKey:
+    """A key encoder for LangChain's ``index()``: each chunk's record id
+    (:func:`ferrochunk.ids.record_id`) from its source and its ``page_content``.
+
+    LangChain's own encoders hash the content and the metadata, so a chunk whose
+    ``start_index`` moved gets a new key and is embedded again; this key changes only when
+    the embedded text (``page_content``) or its source does. With ``cleanup="incremental"``
+    and ``source_id_key`` set to the same key, ``index()`` embeds only the chunks whose text
+    is new and deletes the ones that are gone.
+
+    A kept chunk is not written again, so in the store it keeps the metadata it was added
+    with: its ``start_index`` (and ``Header`` keys) are those of the sync that first embedded
+    it. A text repeated within one source is one key, and ``index()`` stores it once.
+
+    >>> from langchain_core.documents import Document
+    >>> record_key(Document("Text.", metadata={"source": "a.md", "start_index": 40}))
+    '11b0239908c80f3d80ec265b67cf4688'
+    """
+
+    def __init__(self, source_key: str = "source") -> None:
+        if not isinstance(source_key, str):
+            raise ConfigTypeError(f"RecordKey.source_key must be a str, got {describe(source_key)}")
+        self.source_key = source_key
+
+    def __call__(self, document: Any) -> str:
+        source = document.metadata.get(self.source_key)
+        if not isinstance(source, str):
+            raise ConfigError(
+                f"record_key needs each document's metadata[{self.source_key!r}] as a str "
+                f"(its source), got {describe(source)}; RecordKey(source_key=...) names "
+                "another key"
+            )
+        return record_id(source, chunk_id(document.page_content), 0)
+
+    def __repr__(self) -> str:
+        return f"RecordKey(source_key={self.source_key!r})"
+
+
+record_key = RecordKey()
+"""The :class:`RecordKey` of ``metadata["source"]``."""

@@ -45,6 +45,7 @@ class Rows(NamedTuple):
     texts: list[str]
     meta: list[RowMeta] | None
     next_start: int | None = None
+    ids: list[str] | None = None
 
 
 __all__ = ["COLUMNS", "Batch", "Encode", "RowMeta", "Rows", "row", "span_rows"]
