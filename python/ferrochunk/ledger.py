@@ -24,13 +24,14 @@ import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from types import TracebackType
 from typing import Any
 
 from . import _native
 from .config import Config
 from .errors import FerrochunkError, InputTypeError, LedgerError
-from .ids import SCHEME, record_key, utf8
+from .ids import SCHEME, utf8
 from .pipeline import _require_config, _tokenizer, chunk, chunk_many
 from .records import OFFSET_FIELDS
 from .rules import config_to_mapping
@@ -175,22 +176,27 @@ def _batches(pairs: Iterator[tuple[str, str]]) -> Iterator[list[tuple[str, str]]
         yield batch
 
 
+# A chunk's fields in order, read with one C call (this runs once per changed chunk).
+_FIELDS = attrgetter(*(f.name for f in fields(Chunk)))
+
+
 def _stored(doc_id: str, chunks: list[Chunk]) -> list[StoredChunk]:
+    prefix = utf8(doc_id) + b"\x00"
     keys: list[bytes] = []
     seen: dict[str, int] = {}
     for c in chunks:
         n = seen.get(c.chunk_id, 0)
         seen[c.chunk_id] = n + 1
-        keys.append(record_key(doc_id, c.chunk_id, n))
+        # `ids.record_key`'s bytes, without its checks: these ids are the pipeline's own.
+        keys.append(b"%s%s\x00%d" % (prefix, c.chunk_id.encode("ascii"), n))
     rids = _native.hash_ids(keys)
-    return [
-        StoredChunk(**{f.name: getattr(c, f.name) for f in fields(c)}, doc_id=doc_id, record_id=rid)
-        for c, rid in zip(chunks, rids, strict=True)
-    ]
+    # Positional, from one C call per chunk (mypy cannot count a splat's fields).
+    make: Any = StoredChunk
+    return [make(*_FIELDS(c), doc_id, rid) for c, rid in zip(chunks, rids, strict=True)]
 
 
-def _position(c: Chunk) -> tuple[int, ...]:
-    return (c.index, *(getattr(c, name) for name in OFFSET_FIELDS))
+# The values of _POSITION's columns.
+_POSITION_OF = attrgetter("index", *OFFSET_FIELDS)
 
 
 class _Sync:
@@ -456,45 +462,71 @@ class _Diff:
             cut = chunk_many(texts, self.config, tokenizer=self.tok)
         else:
             cut = [chunk(t, self.config, tokenizer=self.tok) for t in texts]
-        for (doc_id, _, text_hash, new), chunks in zip(todo, cut, strict=True):
-            self._document(doc_id, text_hash, _stored(doc_id, chunks), new)
-
-    def _document(self, doc_id: str, text_hash: str, now: list[StoredChunk], new: bool) -> None:
-        db, changes = self.db, self.changes
-        columns = ", ".join(_POSITION)
-        before = {
-            r[0]: tuple(r[1:])
-            for r in db.execute(
-                f"SELECT record_id, {columns} FROM records WHERE doc_id = ?", (doc_id,)
+        # The old records of the batch's known documents, in one query (new ones have none).
+        olds = [doc_id for doc_id, _, _, new in todo if not new]
+        before: dict[str, dict[str, tuple[int, ...]]] = {d: {} for d in olds}
+        if olds:
+            rows = db.execute(
+                f"SELECT doc_id, record_id, {', '.join(_POSITION)} FROM records "
+                f"WHERE doc_id IN ({','.join('?' * len(olds))})",
+                olds,
             )
-        }
+            for row in rows:
+                before[row[0]][row[1]] = tuple(row[2:])
+        writes = _Writes()
+        for (doc_id, _, text_hash, new), chunks in zip(todo, cut, strict=True):
+            now = _stored(doc_id, chunks)
+            self._document(doc_id, now, before.get(doc_id, {}), new, writes)
+            writes.docs.append((doc_id, text_hash, self.fp, len(now)))
+        writes.apply(db)
+
+    def _document(
+        self,
+        doc_id: str,
+        now: list[StoredChunk],
+        before: dict[str, tuple[int, ...]],
+        new: bool,
+        writes: _Writes,
+    ) -> None:
+        changes = self.changes
         keep = {c.record_id for c in now}
         gone = [rid for rid in before if rid not in keep]
         changes.removed.extend(gone)
         changes.removed_doc_ids.extend(doc_id for _ in gone)
-        db.executemany("DELETE FROM records WHERE record_id = ?", [(r,) for r in gone])
+        writes.deletes.extend((r,) for r in gone)
         added, moved = [], []
         for c in now:
             old = before.get(c.record_id)
             if old is None:
                 added.append(c)
-            elif old != _position(c):
+                writes.inserts.append((c.record_id, doc_id, c.chunk_id, *_POSITION_OF(c)))
+            elif old != _POSITION_OF(c):
                 moved.append(c)
+                writes.updates.append((*_POSITION_OF(c), c.record_id))
             else:
                 changes.kept += 1
-        rows = [(c.record_id, doc_id, c.chunk_id, *_position(c)) for c in added]
-        db.executemany(f"INSERT INTO records VALUES ({','.join('?' * 11)})", rows)
-        db.executemany(
-            f"UPDATE records SET {', '.join(f'{k} = ?' for k in _POSITION)} WHERE record_id = ?",
-            [(*_position(c), c.record_id) for c in moved],
-        )
-        db.execute(
-            "INSERT OR REPLACE INTO docs VALUES (?, ?, ?, ?)",
-            (doc_id, text_hash, self.fp, len(now)),
-        )
         changes.added.extend(added)
         changes.moved.extend(moved)
         if new:
             changes.new_documents += 1
         elif added or moved or gone:
             changes.changed_documents += 1
+
+
+@dataclass
+class _Writes:
+    """One batch's writes, each kind in one statement."""
+
+    deletes: list[tuple[str]] = field(default_factory=list)
+    inserts: list[tuple[Any, ...]] = field(default_factory=list)
+    updates: list[tuple[Any, ...]] = field(default_factory=list)
+    docs: list[tuple[str, str, str, int]] = field(default_factory=list)
+
+    def apply(self, db: sqlite3.Connection) -> None:
+        db.executemany("DELETE FROM records WHERE record_id = ?", self.deletes)
+        db.executemany(f"INSERT INTO records VALUES ({','.join('?' * 11)})", self.inserts)
+        db.executemany(
+            f"UPDATE records SET {', '.join(f'{k} = ?' for k in _POSITION)} WHERE record_id = ?",
+            self.updates,
+        )
+        db.executemany("INSERT OR REPLACE INTO docs VALUES (?, ?, ?, ?)", self.docs)
