@@ -148,3 +148,28 @@ def test_a_bad_ledger_is_named(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "not a ferrochunk ledger" in err
     assert str(state) in err
+
+
+def test_a_folder_that_cannot_be_read_is_listed_and_never_deleted(tmp_path, monkeypatch, capsys):
+    import os
+
+    _write_docs(tmp_path / "docs")
+    assert _sync(tmp_path)[0] == 0
+    locked = str(tmp_path / "docs" / "guide")
+    real = os.scandir
+
+    def scandir(path="."):  # type: ignore[no-untyped-def]
+        if os.fspath(path) == locked:  # as for a folder without read permission
+            raise PermissionError(13, "Permission denied", locked)
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    status, _ = _sync(tmp_path, "--delete-missing")
+    assert status == 2
+    assert "--delete-missing would delete them" in capsys.readouterr().err
+    status, lines = _sync(tmp_path)
+    assert status == 1
+    assert lines == []
+    assert "Permission denied" in capsys.readouterr().err
+    with fc.Ledger(tmp_path / "index.db") as ledger:
+        assert "guide/page-0.md" in ledger.documents()

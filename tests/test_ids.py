@@ -289,3 +289,12 @@ def test_record_ids_in_tables_refuse_bad_id_columns():
     plain = chunk_table(data, fc.Recursive(8))
     with pytest.raises(ValueError, match="no record_id column"):
         diff_tables(plain, plain)
+
+
+def test_a_table_with_one_document_id_twice_is_refused():
+    pa = pytest.importorskip("pyarrow")
+    from ferrochunk.arrow import chunk_table
+
+    data = pa.table({"doc": ["a.md", "b.md", "a.md"], "text": ["Header. x", "y", "Header. z"]})
+    with pytest.raises(ValueError, match=r"holds 'a\.md' more than once"):
+        chunk_table(data, fc.Recursive(4), keep_columns=["doc"], id_column="doc")

@@ -17,7 +17,7 @@ from ferrochunk.compat import PURE_PYTHON
 
 PACKAGE = Path(fc.__file__).parent
 VECTORS = Path(__file__).parent / "data" / "vectors"
-README = Path(__file__).resolve().parent.parent / "README.md"
+DESIGN = Path(__file__).resolve().parent.parent / "docs" / "design.md"
 
 
 def _imports(path: Path, module: str) -> set[str]:
@@ -168,6 +168,6 @@ def test_pure_python_compat_names_are_exactly_the_listed_ones(monkeypatch):
     python_only = {key for key, hits in native_calls.items() if hits == 0}
     listed = {(family, name) for family, names in PURE_PYTHON.items() for name in names}
     assert python_only == listed
-    readme = README.read_text()
+    design = DESIGN.read_text()
     for _, name in listed:
-        assert f"`{name}`" in readme, f"README does not list {name}"
+        assert f"`{name}`" in design, f"docs/design.md does not list {name}"

@@ -340,3 +340,59 @@ def test_stored_chunks_are_chunks(tmp_path):
     assert c.doc_id == "a.md"
     assert c.record_id == ids.record_id("a.md", c.chunk_id, 0)
     assert json.loads(json.dumps(c.to_dict()))["chunk_id"] == c.chunk_id
+
+
+def test_a_sync_runs_once_and_a_retry_calls_sync_again(tmp_path):
+    docs = _corpus(3)
+    with fc.Ledger(tmp_path / "index.db") as ledger:
+        once = ledger.sync(docs, CONFIG, delete_missing=True)
+        with once:
+            pass
+        with pytest.raises(ValueError, match="a sync runs once"), once:
+            pass
+        with ledger.sync(iter(docs.items()), CONFIG, delete_missing=True) as changes:
+            assert changes.kept > 0
+            assert changes.removed == []
+        assert sorted(ledger.documents()) == sorted(docs)
+
+
+def test_no_documents_never_delete_them_all(tmp_path):
+    with fc.Ledger(tmp_path / "index.db") as ledger:
+        with ledger.sync(_corpus(2), CONFIG):
+            pass
+        with (
+            pytest.raises(ValueError, match="would remove all 2"),
+            ledger.sync({}, CONFIG, delete_missing=True),
+        ):
+            pass
+        assert len(ledger.documents()) == 2
+        with ledger.forget(list(_corpus(2))) as changes:
+            assert changes.removed_documents == 2
+
+
+def test_ids_that_utf8_cannot_hold_and_parent_child_are_refused(tmp_path):
+    with fc.Ledger(tmp_path / "index.db") as ledger:
+        with (
+            pytest.raises(TypeError, match="lone surrogate"),
+            ledger.sync({"caf\udce9.md": "text"}, CONFIG),
+        ):
+            pass
+        with pytest.raises(ValueError, match="does not take ParentChild"):
+            ledger.sync({}, fc.ParentChild(fc.Recursive(40), child=fc.Recursive(10)))
+
+
+def test_a_reader_does_not_make_the_commit_fail(tmp_path):
+    path = tmp_path / "index.db"
+    with fc.Ledger(path) as ledger:
+        with ledger.sync(_corpus(2), CONFIG):
+            pass
+        reader = sqlite3.connect(path, isolation_level=None)
+        try:
+            reader.execute("BEGIN")
+            assert reader.execute("SELECT count(*) FROM docs").fetchone()[0] == 2
+            with ledger.sync(_corpus(4), CONFIG) as changes:
+                assert changes.new_documents == 2
+            reader.execute("COMMIT")
+        finally:
+            reader.close()
+        assert len(ledger.documents()) == 4

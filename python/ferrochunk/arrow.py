@@ -306,9 +306,9 @@ def chunk_table(
     ``string_view`` columns work, sliced and chunked ones included. The embedded
     tokenizers only (``cl100k``, ``o200k``). Needs the ``[arrow]`` extra.
 
-    ``id_column`` names a kept string column of document ids: each row then gets its
-    ``record_id`` (:func:`ferrochunk.ids.record_id`), the key :func:`diff_tables` and a
-    vector store's upsert go by.
+    ``id_column`` names a kept string column of document ids, one row per document: each
+    chunk then gets its ``record_id`` (:func:`ferrochunk.ids.record_id`), the key
+    :func:`diff_tables` and a vector store's upsert go by.
 
     >>> import pyarrow as pa
     >>> import ferrochunk as fc
@@ -332,6 +332,7 @@ def chunk_table(
     keep_columns = check_columns(text_column, keep_columns, data.schema.names, "table")
     if id_column is not None:
         _check_id_column(pa, data.schema, id_column, keep_columns)
+        _check_unique(pa, data, id_column)
     spec = config
     parts = []
     row_base = 0
@@ -376,6 +377,19 @@ def _check_id_column(pa: Any, schema: Any, id_column: Any, keep_columns: Sequenc
     kind = schema.field(id_column).type
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         raise ConfigError(f"id_column {id_column!r} must be a string column, got type {kind}")
+
+
+def _check_unique(pa: Any, data: Any, id_column: str) -> None:
+    """One row per document: two rows with one id would share record ids."""
+    pc = require("pyarrow.compute", "arrow")
+    column = data.column(id_column)
+    if pc.count_distinct(column).as_py() < len(column) - column.null_count:
+        counts = pc.value_counts(column).to_pylist()
+        twice = next(c["values"] for c in counts if c["counts"] > 1)
+        raise ConfigError(
+            f"id_column {id_column!r} holds {twice!r} more than once: record ids need one row "
+            "per document (join a document's parts first)"
+        )
 
 
 def _record_ids(pa: Any, docs: Any, doc_ids: Any, chunk_ids: Any) -> Any:

@@ -61,10 +61,12 @@ def _git(repo: Path, *args: str) -> str:
     git = shutil.which("git")
     if git is None:
         raise FerrochunkError("churn needs the git executable on PATH")
-    out = subprocess.run([git, "-C", str(repo), *args], capture_output=True, text=True, check=False)
+    out = subprocess.run([git, "-C", str(repo), *args], capture_output=True, check=False)
     if out.returncode != 0:
-        raise FerrochunkError(f"git {args[0]} in {repo}: {out.stderr.strip() or 'failed'}")
-    return out.stdout
+        why = os.fsdecode(out.stderr).strip() or "failed"
+        raise FerrochunkError(f"git {args[0]} in {repo}: {why}")
+    # Paths are bytes to git; fsdecode keeps a name that is not UTF-8 round-trippable.
+    return os.fsdecode(out.stdout)
 
 
 class _Blobs:
@@ -81,14 +83,14 @@ class _Blobs:
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None  # both pipes were asked for
         assert stdout is not None
-        stdin.write(f"{rev}:{path}\n".encode())
+        stdin.write(f"{rev}:".encode() + os.fsencode(path) + b"\n")
         stdin.flush()
         header = stdout.readline().split()
-        if len(header) != 3 or header[1] != b"blob":
-            return None  # "missing": not in that revision
+        if len(header) != 3:
+            return None  # "<name> missing": not in that revision
         data = stdout.read(int(header[2]))
-        stdout.read(1)  # the newline after the blob
-        return data
+        stdout.read(1)  # the newline after the object, read whatever its type
+        return data if header[1] == b"blob" else None
 
     def close(self) -> None:
         for stream in (self.process.stdin, self.process.stdout):
@@ -105,8 +107,9 @@ def revisions(
     max_revisions: int | None = None,
 ) -> Iterator[list[Edit]]:
     """The edits of each commit of ``repo`` that modifies files of ``paths`` (git
-    pathspecs, such as ``*.md``; all files by default), oldest first. Files that are not
-    UTF-8 text are left out."""
+    pathspecs relative to ``repo``, such as ``*.md``; every file under ``repo`` by default),
+    oldest first. Files that are not UTF-8 text, and names with a line break, are left
+    out."""
     root = Path(repo)
     if not root.is_dir():
         raise FerrochunkError(f"{root} is not a folder")
@@ -114,6 +117,7 @@ def revisions(
         _git(root, "rev-parse", "--git-dir")  # a work tree or a bare repository
     except FerrochunkError:
         raise FerrochunkError(f"{root} is not a git repository") from None
+    paths = tuple(paths) or (".",)  # "." is the folder given, not the whole repository
     log = ["log", "--first-parent", "--no-merges", "--diff-filter=M", "--format=%H", "--reverse"]
     if since is not None:
         log.append(f"--since={since}")
@@ -129,6 +133,8 @@ def revisions(
             ).split("\0")  # fmt: skip
             edits = []
             for name in filter(None, names):
+                if "\n" in name:
+                    continue  # cat-file --batch reads one name a line
                 before, after = blobs.read(f"{commit}^", name), blobs.read(commit, name)
                 if before is None or after is None:
                     continue

@@ -99,6 +99,8 @@ def chunk_dataframe(
     threads = require_int("threads", threads, minimum=1)
     tok = native_tokenizer(config, tokenizer)
     keep = check_columns(text_column, keep_columns, [str(c) for c in ddf.columns], "data frame")
+    if id_column is not None and id_column not in keep:
+        raise ConfigError(f"id_column {id_column!r} must be one of keep_columns {keep}")
     dtype = ddf.dtypes[text_column]
     if not _is_text(pd, dtype):
         raise ConfigError(f"text_column {text_column!r} must be a string column, got type {dtype}")

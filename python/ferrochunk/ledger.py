@@ -29,8 +29,8 @@ from types import TracebackType
 from typing import Any
 
 from . import _native
-from .config import Config
-from .errors import FerrochunkError, InputTypeError, LedgerError
+from .config import Config, ParentChild
+from .errors import ConfigError, FerrochunkError, InputTypeError, LedgerError
 from .ids import SCHEME, utf8
 from .pipeline import _require_config, _tokenizer, chunk, chunk_many
 from .records import OFFSET_FIELDS
@@ -45,19 +45,20 @@ SCHEMA_VERSION = 1
 
 # SQLite's `application_id`: "FCLG". A database without it is not a ledger.
 _APPLICATION_ID = 0x46434C47
-# Documents per step: their texts, chunks and old records are what a sync holds at once.
+# Documents per step: their texts, chunks and old records are what a step holds; the
+# changes (added chunks with their text) gather for the block, so memory follows them.
 _BATCH_DOCS = 256
 _BATCH_BYTES = 8 << 20
 
 _SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE docs (
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS docs (
     doc_id TEXT PRIMARY KEY,
     text_hash TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
     n_records INTEGER NOT NULL
 );
-CREATE TABLE records (
+CREATE TABLE IF NOT EXISTS records (
     record_id TEXT PRIMARY KEY,
     doc_id TEXT NOT NULL,
     chunk_id TEXT NOT NULL,
@@ -70,7 +71,7 @@ CREATE TABLE records (
     token_end INTEGER NOT NULL,
     token_count INTEGER NOT NULL
 );
-CREATE INDEX records_by_doc ON records (doc_id);
+CREATE INDEX IF NOT EXISTS records_by_doc ON records (doc_id);
 """
 # What a record keeps of its chunk's place; a kept chunk whose place changed has moved.
 _POSITION = ("chunk_index", *OFFSET_FIELDS)
@@ -156,6 +157,13 @@ def _pairs(docs: Mapping[str, str] | Iterable[tuple[str, str]]) -> Iterator[tupl
             raise InputTypeError(
                 f"document ids must be str, got {doc_id!r:.80} ({type(doc_id).__name__})"
             )
+        try:
+            doc_id.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputTypeError(
+                f"document id {doc_id!r:.80} holds a lone surrogate, which UTF-8 (and so the "
+                "ledger) cannot store; name the document with valid text"
+            ) from None
         if not isinstance(text, str):
             raise InputTypeError(
                 f"the text of document {doc_id!r} must be a str, got {type(text).__name__}"
@@ -205,8 +213,14 @@ class _Sync:
     def __init__(self, ledger: Ledger, work: Any) -> None:
         self._ledger = ledger
         self._work = work
+        self._entered = False
 
     def __enter__(self) -> Changes:
+        if self._entered:
+            # A second pass would read an iterator of documents that is used up, and with
+            # delete_missing remove every document: call sync() again instead.
+            raise FerrochunkError("a sync runs once; call Ledger.sync() again to retry")
+        self._entered = True
         db = self._ledger._begin()
         try:
             changes: Changes = self._work(db)
@@ -294,13 +308,15 @@ class Ledger:
         (version,) = db.execute("PRAGMA user_version").fetchone()
         tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         if app == 0 and version == 0 and tables == 0:
-            # One script, one transaction: a ledger is created whole or not at all.
+            # One script, one transaction: a ledger is created whole or not at all, and a
+            # second process creating it at the same moment finds it made (IF NOT EXISTS).
             db.executescript(
                 f"BEGIN IMMEDIATE; {_SCHEMA}"
-                f"INSERT INTO meta VALUES ('id_scheme', '{SCHEME}');"
+                f"INSERT OR IGNORE INTO meta VALUES ('id_scheme', '{SCHEME}');"
                 f"PRAGMA application_id = {_APPLICATION_ID};"
                 f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
             )
+            self._wal()
             return
         if app != _APPLICATION_ID:
             raise LedgerError(
@@ -312,6 +328,12 @@ class Ledger:
                 f"the ledger {self.path!r} has schema version {version}, newer than this "
                 f"ferrochunk's {SCHEMA_VERSION}: upgrade ferrochunk to read it"
             )
+        self._wal()
+
+    def _wal(self) -> None:
+        # Write-ahead logging: a reader (a backup, a query) never makes a sync's commit
+        # fail, and a commit is still atomic across a kill.
+        self._db.execute("PRAGMA journal_mode = WAL")
 
     def close(self) -> None:
         self._db.close()
@@ -365,6 +387,13 @@ class Ledger:
         through Python needs ``tokenizer_id``, a name that changes when its tokens do.
         """
         config = _require_config(config)
+        if isinstance(config, ParentChild):
+            # Its records would be the parents, while a store embeds the children: a change
+            # to children alone would leave stale vectors. Not supported yet, so refused.
+            raise ConfigError(
+                "Ledger.sync does not take ParentChild yet: its children, what a store embeds, "
+                "are not records of their own; sync the child config instead"
+            )
         tok = _tokenizer(config, tokenizer)
         if tokenizer_id is not None and not isinstance(tokenizer_id, str):
             raise InputTypeError(f"tokenizer_id must be a str, got {type(tokenizer_id).__name__}")
@@ -373,10 +402,10 @@ class Ledger:
                 f"delete_missing must be a bool, got {type(delete_missing).__name__}"
             )
         print_ = fingerprint(config, tok, tokenizer_id)
-        pairs = _pairs(docs)
 
         def work(db: sqlite3.Connection) -> Changes:
-            return _Diff(db, config, tok, print_).run(pairs, delete_missing)
+            # Read here, on entry: a sync is one pass over docs.
+            return _Diff(db, config, tok, print_).run(_pairs(docs), delete_missing)
 
         return _Sync(self, work)
 
@@ -418,6 +447,13 @@ class _Diff:
         db.execute("DELETE FROM temp.seen")
         for batch in _batches(pairs):
             self._batch(batch)
+        if delete_missing and self.changes.documents == 0:
+            held = db.execute("SELECT count(*) FROM docs").fetchone()[0]
+            if held:
+                raise FerrochunkError(
+                    f"no documents were given, and delete_missing would remove all {held} the "
+                    "ledger holds (an empty or unmounted folder?); use forget() for that"
+                )
         if delete_missing:
             missing = db.execute(
                 "SELECT doc_id FROM docs WHERE doc_id NOT IN (SELECT doc_id FROM temp.seen)"

@@ -190,7 +190,8 @@ class Chunk:
     spans in ``metadata["spans"]``). Tokens ``token_start:token_end`` of the source's
     tokenization make up the chunk; ``token_count`` is its size in tokens. ``chunk_id``
     names exactly what is embedded, ``metadata["context"] + text`` (:mod:`ferrochunk.ids`);
-    left out, it is computed. Chunks pickle, copy, and round-trip through :meth:`to_dict` /
+    left out (or ``""``), it is computed, so ``dataclasses.replace`` with a new text takes
+    ``chunk_id=""`` too. Chunks pickle, copy, and round-trip through :meth:`to_dict` /
     :meth:`from_dict`.
 
     >>> import pickle, ferrochunk as fc

@@ -237,6 +237,21 @@ def _temporary(path: str, mode: int) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no free temporary name", path)
 
 
+def _sync_folder(path: str) -> None:
+    """The rename on disk too (the folder's entry), so what runs next (a sync's commit) can
+    count on the new file after a power cut."""
+    try:
+        fd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
+    except OSError:
+        return  # a folder that cannot be opened (Windows): the rename stands as it is
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems refuse fsync on a folder; nothing more can be done
+    finally:
+        os.close(fd)
+
+
 def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
     """Gives the replacement the replaced file's owner, group and mode."""
     now = os.fstat(fd)
@@ -381,6 +396,7 @@ class Sink:
             assert self.target.path is not None
             os.replace(self.tmp, self.target.path)
             self.tmp = None
+            _sync_folder(self.target.path)
 
     def _close(self) -> None:
         if not self.owned:

@@ -80,10 +80,17 @@ def discover(paths: Sequence[str], pattern: str) -> tuple[list[Source], list[tup
             continue
         path = Path(given)
         if path.is_dir():
-            for child in sorted(path.rglob("*")):
-                rel = child.relative_to(path)
-                hidden = any(part.startswith(".") for part in rel.parts)
-                if child.is_file() and not hidden and fnmatch.fnmatch(child.name, pattern):
+            # os.walk, not rglob: rglob passes over a folder it cannot read without a word,
+            # and a sync with --delete-missing would then delete what it holds.
+            def unreadable(error: OSError) -> None:
+                missing.append((label(error.filename), error.strerror or str(error)))
+
+            files: list[Path] = []
+            for folder, dirs, names in os.walk(path, onerror=unreadable):
+                dirs[:] = [d for d in dirs if not d.startswith(".")]
+                files.extend(Path(folder) / n for n in names if not n.startswith("."))
+            for child in sorted(files):
+                if child.is_file() and fnmatch.fnmatch(child.name, pattern):
                     found.append(Source(child, _kind(child)))
         elif path.is_file():
             found.append(Source(path, _kind(path)))

@@ -85,7 +85,8 @@ def _texts(
     if source.path is None:
         yield "-", _decode(stdin.read(), args.encoding)
         return
-    ident = source.path.relative_to(root).as_posix() if root.is_dir() else label(root.name)
+    # label(): a file name that is not UTF-8 gets a stable, valid id (its bytes escaped).
+    ident = label(source.path.relative_to(root).as_posix()) if root.is_dir() else label(root.name)
     if source.kind in ("jsonl", "parquet"):
         for r in read_records(source, args.text_field, args.id_field):
             yield f"{ident}#{r.id}", r.text
