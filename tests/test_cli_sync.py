@@ -115,15 +115,21 @@ def test_an_unreadable_input_is_skipped_and_never_deleted(tmp_path, capsys):
     _write_docs(tmp_path / "docs")
     assert _sync(tmp_path)[0] == 0
     (tmp_path / "docs" / "notes.txt").write_bytes(b"caf\xe9 latin-1 text\n")
+    _refused_then_skipped(tmp_path, capsys, "skipped", "notes.txt")
+
+
+def _refused_then_skipped(tmp_path: Path, capsys, reason: str, kept: str) -> None:  # type: ignore[no-untyped-def]
+    """With --delete-missing the run stops (exit 2); without it the input is skipped (exit
+    1) and the ledger still holds ``kept``."""
     status, _ = _sync(tmp_path, "--delete-missing")
     assert status == 2
     assert "--delete-missing would delete them" in capsys.readouterr().err
     status, lines = _sync(tmp_path)
     assert status == 1
     assert lines == []
-    assert "skipped" in capsys.readouterr().err
+    assert reason in capsys.readouterr().err
     with fc.Ledger(tmp_path / "index.db") as ledger:
-        assert "notes.txt" in ledger.documents()
+        assert kept in ledger.documents()
 
 
 def test_parquet_changes(tmp_path):
@@ -164,12 +170,4 @@ def test_a_folder_that_cannot_be_read_is_listed_and_never_deleted(tmp_path, monk
         return real(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    status, _ = _sync(tmp_path, "--delete-missing")
-    assert status == 2
-    assert "--delete-missing would delete them" in capsys.readouterr().err
-    status, lines = _sync(tmp_path)
-    assert status == 1
-    assert lines == []
-    assert "Permission denied" in capsys.readouterr().err
-    with fc.Ledger(tmp_path / "index.db") as ledger:
-        assert "guide/page-0.md" in ledger.documents()
+    _refused_then_skipped(tmp_path, capsys, "Permission denied", "guide/page-0.md")

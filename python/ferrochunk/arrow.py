@@ -396,7 +396,8 @@ def _record_ids(pa: Any, docs: Any, doc_ids: Any, chunk_ids: Any) -> Any:
     """Each row's record id: its document id, chunk id, and how many rows of the same
     document before it have that chunk id (rows come in chunk order within a document)."""
     n = len(docs)
-    ids = np.array(chunk_ids.to_pylist(), dtype="S32") if n else np.zeros(0, dtype="S32")
+    chunk_id_list = chunk_ids.to_pylist()
+    ids = np.array(chunk_id_list, dtype="S32") if n else np.zeros(0, dtype="S32")
     # Sorted by (document, chunk id, row): each group's rows in order, numbered from 0.
     order = np.lexsort((np.arange(n), ids, docs))
     fresh = np.ones(n, dtype=bool)
@@ -405,9 +406,7 @@ def _record_ids(pa: Any, docs: Any, doc_ids: Any, chunk_ids: Any) -> Any:
     occurrence = np.empty(n, dtype=np.int64)
     occurrence[order] = np.arange(n) - starts
     keys = []
-    for doc, cid, k in zip(
-        doc_ids.to_pylist(), chunk_ids.to_pylist(), occurrence.tolist(), strict=True
-    ):
+    for doc, cid, k in zip(doc_ids.to_pylist(), chunk_id_list, occurrence.tolist(), strict=True):
         if doc is None:
             raise ConfigError("id_column has a null document id where a document has text")
         keys.append(record_key(doc, cid, k))

@@ -57,11 +57,15 @@ class Churn:
     mean_tokens: float
 
 
-def _git(repo: Path, *args: str) -> str:
+def _git_path() -> str:
     git = shutil.which("git")
     if git is None:
         raise FerrochunkError("churn needs the git executable on PATH")
-    out = subprocess.run([git, "-C", str(repo), *args], capture_output=True, check=False)
+    return git
+
+
+def _git(repo: Path, *args: str) -> str:
+    out = subprocess.run([_git_path(), "-C", str(repo), *args], capture_output=True, check=False)
     if out.returncode != 0:
         why = os.fsdecode(out.stderr).strip() or "failed"
         raise FerrochunkError(f"git {args[0]} in {repo}: {why}")
@@ -74,7 +78,7 @@ class _Blobs:
 
     def __init__(self, repo: Path) -> None:
         self.process = subprocess.Popen(
-            ["git", "-C", str(repo), "cat-file", "--batch"],
+            [_git_path(), "-C", str(repo), "cat-file", "--batch"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
         )

@@ -29,6 +29,7 @@ from types import TracebackType
 from typing import Any
 
 from . import _native
+from ._support.validate import describe
 from .config import Config, ParentChild
 from .errors import ConfigError, FerrochunkError, InputTypeError, LedgerError
 from .ids import SCHEME, utf8
@@ -145,18 +146,16 @@ def _pairs(docs: Mapping[str, str] | Iterable[tuple[str, str]]) -> Iterator[tupl
         items: Iterable[Any] = docs.items()
     elif isinstance(docs, str | bytes) or not isinstance(docs, Iterable):
         raise InputTypeError(
-            f"docs must be a mapping or (doc_id, text) pairs, got {type(docs).__name__}"
+            f"docs must be a mapping or (doc_id, text) pairs, got {describe(docs)}"
         )
     else:
         items = docs
     for i, item in enumerate(items):
         if not isinstance(item, tuple) or len(item) != 2:
-            raise InputTypeError(f"docs[{i}] must be a (doc_id, text) pair, got {item!r:.80}")
+            raise InputTypeError(f"docs[{i}] must be a (doc_id, text) pair, got {describe(item)}")
         doc_id, text = item
         if not isinstance(doc_id, str):
-            raise InputTypeError(
-                f"document ids must be str, got {doc_id!r:.80} ({type(doc_id).__name__})"
-            )
+            raise InputTypeError(f"document ids must be str, got {describe(doc_id)}")
         try:
             doc_id.encode("utf-8")
         except UnicodeEncodeError:
@@ -166,7 +165,7 @@ def _pairs(docs: Mapping[str, str] | Iterable[tuple[str, str]]) -> Iterator[tupl
             ) from None
         if not isinstance(text, str):
             raise InputTypeError(
-                f"the text of document {doc_id!r} must be a str, got {type(text).__name__}"
+                f"the text of document {doc_id!r} must be a str, got {describe(text)}"
             )
         yield doc_id, text
 
@@ -270,7 +269,7 @@ class Ledger:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         if not isinstance(path, str | os.PathLike):
-            raise InputTypeError(f"path must be a str or a path, got {type(path).__name__}")
+            raise InputTypeError(f"path must be a str or a path, got {describe(path)}")
         self.path = os.fspath(path)
         try:
             # Autocommit: the transactions are ours (BEGIN IMMEDIATE ... COMMIT). No wait
@@ -396,11 +395,9 @@ class Ledger:
             )
         tok = _tokenizer(config, tokenizer)
         if tokenizer_id is not None and not isinstance(tokenizer_id, str):
-            raise InputTypeError(f"tokenizer_id must be a str, got {type(tokenizer_id).__name__}")
+            raise InputTypeError(f"tokenizer_id must be a str, got {describe(tokenizer_id)}")
         if not isinstance(delete_missing, bool):
-            raise InputTypeError(
-                f"delete_missing must be a bool, got {type(delete_missing).__name__}"
-            )
+            raise InputTypeError(f"delete_missing must be a bool, got {describe(delete_missing)}")
         print_ = fingerprint(config, tok, tokenizer_id)
 
         def work(db: sqlite3.Connection) -> Changes:
