@@ -7,6 +7,7 @@ Every native result is checked against the reference in the same run.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 
 import pytest
@@ -82,6 +83,15 @@ def _peer(benchmark, text: str) -> None:
 def test_recursive_native(benchmark, multilingual):
     _peer(benchmark, multilingual)
     chunks = benchmark(fc.chunk, multilingual, RECURSIVE)
+    assert all(c.token_count <= 512 or c.metadata["oversize"] for c in chunks)
+
+
+def test_recursive_content_native(benchmark, multilingual):
+    """Content-defined boundaries (#54): the goal is at least 0.8x greedy's speed."""
+    _peer(benchmark, multilingual)
+    config = dataclasses.replace(RECURSIVE, boundaries="content")
+    chunks = benchmark(fc.chunk, multilingual, config)
+    assert chunks[-1].char_end == len(multilingual)
     assert all(c.token_count <= 512 or c.metadata["oversize"] for c in chunks)
 
 

@@ -82,6 +82,9 @@ def _native(config: fc.Markdown | fc.Recursive) -> Callable[[str], list[str]]:
 
 CONTENDERS: dict[str, Callable[[], Callable[[str], list[str]]]] = {
     "ferrochunk Markdown(512, 51)": lambda: _native(fc.Markdown(SIZE, overlap_tokens=OVERLAP)),
+    "ferrochunk Markdown(512, 51), content boundaries": lambda: _native(
+        fc.Markdown(SIZE, overlap_tokens=OVERLAP, boundaries="content")
+    ),
     "ferrochunk Recursive(512, 51)": lambda: _native(fc.Recursive(SIZE, overlap_tokens=OVERLAP)),
     "langchain MarkdownHeader + Recursive (tiktoken)": _langchain,
     "semantic-text-splitter MarkdownSplitter (tiktoken)": _text_splitter,

@@ -116,10 +116,18 @@ fn spec(kind: u8, b: &mut Bytes<'_>) -> (Spec, &'static str) {
         } else {
             Keep::Start
         },
+        content: false,
     };
     match kind {
         0 => (Spec::Windows(WindowConfig::new(size, overlap).unwrap()), ""),
-        1 => (Spec::Recursive(recursive(size, overlap)), ""),
+        1 => {
+            let content = picks % 5 < 2; // content-defined boundaries as well as greedy ones
+            let cfg = RecursiveConfig {
+                content,
+                ..recursive(size, overlap)
+            };
+            (Spec::Recursive(cfg), "")
+        }
         2 => {
             let chars = ["\n", "。", ",", "! ", "é", ". ", "😀"];
             let pick = |k: usize| chars[(usize::from(picks) + k * 3) % chars.len()].to_owned();
@@ -157,6 +165,7 @@ fn spec(kind: u8, b: &mut Bytes<'_>) -> (Spec, &'static str) {
                 max_tokens: MIN_TOKENS + size * 4,
                 overlap_tokens: overlap,
                 context: picks % 5 != 0,
+                content: picks % 3 == 0,
             };
             (Spec::Markdown(cfg), "")
         }
@@ -256,6 +265,7 @@ pub fn code(data: &[u8], language: &tree_sitter::Language) {
         max_tokens: max,
         overlap_tokens: usize::from(b.byte()) % max,
         context: b.byte() % 4 != 0,
+        content: b.byte() % 3 == 0,
     };
     let seed = b.byte();
     let text = b.text();

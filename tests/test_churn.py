@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 from pathlib import Path
@@ -89,6 +90,14 @@ def test_the_figures_count_what_each_revision_re_embeds(repo, config):
     assert row.reembedded_chunks == new / 2
     assert row.excess == excess / 2
     assert 0 < row.mean_tokens <= 64
+
+
+def test_a_named_function_is_replayed_as_a_config_is(repo):
+    history = list(revisions(repo, ["*.md"]))
+    config = fc.Recursive(64, boundaries="content")
+    by_config, by_name = churn(history, [config, ("mine", lambda t: fc.chunk(t, config))])
+    assert by_name.chunker == "mine"
+    assert dataclasses.replace(by_name, chunker=by_config.chunker) == by_config
 
 
 def test_structure_keeps_an_edit_local_where_windows_do_not(repo):

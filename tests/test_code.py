@@ -134,10 +134,13 @@ CONFIGS = [
     lambda lang: fc.Code(64, language=lang),
     lambda lang: fc.Code(128, language=lang, overlap_tokens=16),
     lambda lang: fc.Code(24, language=lang, context=False),
+    lambda lang: fc.Code(64, language=lang, boundaries="content"),
+    lambda lang: fc.Code(96, language=lang, overlap_tokens=12, boundaries="content"),
 ]
+IDS = ["64", "128-overlap", "24-no-context", "64-content", "96-overlap-content"]
 
 
-@pytest.mark.parametrize("make", CONFIGS, ids=["64", "128-overlap", "24-no-context"])
+@pytest.mark.parametrize("make", CONFIGS, ids=IDS)
 def test_chunks_cover_the_source_and_hold_the_cap_with_the_context(make) -> None:  # type: ignore[no-untyped-def]
     checked = 0
     for source, lang in _sources():
@@ -264,11 +267,16 @@ def _python(draw, depth: int = 0) -> str:  # type: ignore[no-untyped-def]
 
 
 @settings(max_examples=60, deadline=None)
-@given(source=_python(), max_tokens=st.integers(16, 80), overlap=st.integers(0, 8))
+@given(
+    source=_python(),
+    max_tokens=st.integers(16, 80),
+    overlap=st.integers(0, 8),
+    boundaries=st.sampled_from(["greedy", "content"]),
+)
 def test_native_equals_reference_on_generated_python(
-    source: str, max_tokens: int, overlap: int
+    source: str, max_tokens: int, overlap: int, boundaries: str
 ) -> None:
-    config = fc.Code(max_tokens, language="python", overlap_tokens=overlap)
+    config = fc.Code(max_tokens, language="python", overlap_tokens=overlap, boundaries=boundaries)
     native = fc.chunk(source + "\n", config)
     assert native == fc.chunk(source + "\n", config, backend="reference")
     for c in native:
@@ -345,6 +353,7 @@ def test_a_named_config_pickles_and_a_capsule_says_to_pass_the_name() -> None:
         ({"overlap_tokens": -1}, ConfigError, "Code.overlap_tokens"),
         ({"overlap_tokens": 64}, ConfigError, "Code.overlap_tokens"),
         ({"context": "yes"}, ConfigTypeError, "Code.context"),
+        ({"boundaries": "fastcdc"}, ConfigError, "Code.boundaries must be 'greedy'"),
         ({"language": "cobol"}, ConfigError, "'cobol'"),
         ({"language": None}, ConfigTypeError, "None"),
     ],

@@ -27,6 +27,8 @@ CONFIGS = [
     fc.Markdown(128, overlap_tokens=16),
     fc.Markdown(48, context=False),
     fc.Markdown(512, overlap_tokens=50),
+    fc.Markdown(64, boundaries="content"),
+    fc.Markdown(256, overlap_tokens=24, boundaries="content"),
 ]
 
 
@@ -162,6 +164,9 @@ CONFIG = st.sampled_from(
         fc.Markdown(40),
         fc.Markdown(48, overlap_tokens=8),
         fc.Markdown(20, context=False),
+        fc.Markdown(24, boundaries="content"),
+        fc.Markdown(40, overlap_tokens=6, boundaries="content"),
+        fc.Markdown(32, context=False, boundaries="content"),
     ]
 )
 
@@ -410,6 +415,7 @@ def test_chunk_many_and_spans_agree():
         ({"max_tokens": 64, "overlap_tokens": 64}, ConfigError, "overlap_tokens"),
         ({"max_tokens": "64"}, ConfigTypeError, "max_tokens"),
         ({"max_tokens": 64, "context": "yes"}, ConfigTypeError, "context"),
+        ({"max_tokens": 64, "boundaries": "Content"}, ConfigError, "Markdown.boundaries"),
     ],
 )
 def test_config_errors_name_the_field(kwargs, error, field):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -25,8 +26,10 @@ CONFIG = st.integers(1, 24).flatmap(
         fixed_separator=st.sampled_from([None, "\n\n", "。"]),
         separators=st.sampled_from([("\n\n", "\n", "。", ". ", " ", ""), (" ",), ("\n", ""), ()]),
         keep_separator=st.sampled_from(["end", "start"]),
+        boundaries=st.sampled_from(["greedy", "content"]),
     )
 )
+GREEDY = CONFIG.map(lambda c: dataclasses.replace(c, boundaries="greedy"))
 
 
 def _check(text: str, config: fc.Recursive, chunks: list[fc.Chunk]) -> None:
@@ -82,8 +85,9 @@ def test_overlap_stays_within_the_cap(backend):
     assert any(a.char_end > b.char_start for a, b in itertools.pairwise(chunks))
 
 
-def test_native_equals_reference_on_the_corpus():
-    config = fc.Recursive(512, overlap_tokens=51)
+@pytest.mark.parametrize("boundaries", ["greedy", "content"])
+def test_native_equals_reference_on_the_corpus(boundaries):
+    config = fc.Recursive(512, overlap_tokens=51, boundaries=boundaries)
     for path in corpus_files()[::3]:
         text = read_corpus(path)[:100_000]
         assert fc.chunk(text, config) == fc.chunk(text, config, backend="reference")
@@ -109,6 +113,8 @@ def test_a_long_line_without_separators_finishes():
         ({"max_tokens": 8, "separators": "\n"}, ConfigTypeError, "separators must be a sequence"),
         ({"max_tokens": 8, "keep_separator": "middle"}, ConfigError, "keep_separator"),
         ({"max_tokens": 8, "fixed_separator": 3}, ConfigTypeError, "fixed_separator"),
+        ({"max_tokens": 8, "boundaries": "rabin"}, ConfigError, "boundaries must be 'greedy'"),
+        ({"max_tokens": 8, "boundaries": None}, ConfigError, "got None"),
     ],
 )
 def test_bad_config(kwargs, error, needle):
@@ -118,8 +124,8 @@ def test_bad_config(kwargs, error, needle):
 
 PARENT_CHILD = st.builds(
     fc.ParentChild,
-    parent=st.one_of(st.just("full-doc"), CONFIG),
-    child=CONFIG,
+    parent=st.one_of(st.just("full-doc"), GREEDY),
+    child=GREEDY,
 )
 
 
@@ -161,6 +167,11 @@ def test_parent_child_bad_config():
         fc.ParentChild("paragraph", child=fc.Recursive(8))
     with pytest.raises(ConfigTypeError, match=r"ParentChild\.child"):
         fc.ParentChild("full-doc", child=8)  # type: ignore[arg-type]
+    content = fc.Recursive(8, boundaries="content")
+    with pytest.raises(ConfigError, match=r"ParentChild\.child\.boundaries must be 'greedy'"):
+        fc.ParentChild("full-doc", child=content)
+    with pytest.raises(ConfigError, match=r"ParentChild\.parent\.boundaries"):
+        fc.ParentChild(content, child=fc.Recursive(4))
 
 
 @pytest.mark.slow

@@ -16,6 +16,8 @@ CONFIGS = [
     fc.TokenWindows(6, overlap_tokens=2),
     fc.Recursive(7, overlap_tokens=2),
     fc.Recursive(6, fixed_separator="\n\n", keep_separator="start"),
+    fc.Recursive(7, overlap_tokens=2, boundaries="content"),
+    fc.Recursive(9, fixed_separator="\n\n", keep_separator="start", boundaries="content"),
     fc.SentenceWindows(9, overlap_ratio=0.3),
     fc.DelimiterMerge(
         6,

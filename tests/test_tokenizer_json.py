@@ -143,6 +143,8 @@ CONFIGS = [
     fc.Recursive(64),
     fc.Recursive(96, overlap_tokens=16),
     fc.Recursive(64, keep_separator="start"),
+    fc.Recursive(64, boundaries="content"),
+    fc.Recursive(48, overlap_tokens=8, keep_separator="start", boundaries="content"),
     fc.TokenWindows(64, overlap_tokens=8),
     fc.SentenceWindows(80),
 ]

@@ -5,7 +5,8 @@ before and after it is chunked. An after-chunk is **re-embedded** when its embed
 (its chunk id) is not among the before-chunks'; **touched** when it overlaps a changed line
 (no chunker can keep those); **excess** counts the re-embedded chunks that were not touched,
 the ones a moved boundary alone made new. The figures are per revision, so chunkers compare
-on the same edits; ``ferrochunk churn`` prints them.
+on the same edits; ``ferrochunk churn`` prints them. Besides configs, :func:`churn` takes
+named chunk functions (a peer library, say), whose chunks carry exact offsets.
 
 >>> import ferrochunk as fc
 >>> edit = Edit("a.md", "One. Two. Three. Four.", "One. Two! Three. Four.")
@@ -20,7 +21,7 @@ import os
 import shutil
 import subprocess
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +32,10 @@ from .spec import config_spec
 from .tokenizers import Tokenizer, resolve
 from .types import Chunk
 
-__all__ = ["Churn", "Edit", "churn", "revisions"]
+__all__ = ["Chunker", "Churn", "Edit", "churn", "revisions"]
+
+Chunker = Config | tuple[str, Callable[[str], Sequence[Chunk]]]
+"""A config, or a name and a function from a text to its chunks."""
 
 
 @dataclass(frozen=True)
@@ -176,12 +180,26 @@ def _touched(c: Chunk, ranges: list[tuple[int, int]], ends: list[int]) -> bool:
 
 def churn(
     history: Iterable[Sequence[Edit]],
-    configs: Sequence[Config],
+    configs: Sequence[Chunker],
     *,
     tokenizer: Tokenizer | str | None = None,
 ) -> list[Churn]:
-    """Each config's :class:`Churn` over ``history`` (the edits of each revision)."""
+    """Each chunker's :class:`Churn` over ``history`` (the edits of each revision); configs
+    chunk with ``tokenizer``."""
     tok = resolve(tokenizer)
+
+    def chunker(config: Config) -> Callable[[str], Sequence[Chunk]]:
+        return lambda text: chunk(text, config, tokenizer=tok)
+
+    names: list[str] = []
+    functions: list[Callable[[str], Sequence[Chunk]]] = []
+    for config in configs:
+        if isinstance(config, tuple):
+            names.append(config[0])
+            functions.append(config[1])
+        else:
+            names.append(config_spec(config))
+            functions.append(chunker(config))
     n = len(configs)
     chunks_new = [0] * n
     tokens_new = [0] * n
@@ -195,9 +213,9 @@ def churn(
             files += 1
             ranges = _changed(edit.before, edit.after)
             ends = [hi for _, hi in ranges]
-            for k, config in enumerate(configs):
-                old = {c.chunk_id for c in chunk(edit.before, config, tokenizer=tok)}
-                for c in chunk(edit.after, config, tokenizer=tok):
+            for k, function in enumerate(functions):
+                old = {c.chunk_id for c in function(edit.before)}
+                for c in function(edit.after):
                     sizes[k] += c.token_count
                     counts[k] += 1
                     if c.chunk_id in old:
@@ -209,7 +227,7 @@ def churn(
     per = max(revs, 1)
     return [
         Churn(
-            chunker=config_spec(config),
+            chunker=names[k],
             revisions=revs,
             files=files,
             reembedded_chunks=chunks_new[k] / per,
@@ -217,5 +235,5 @@ def churn(
             excess=excess[k] / per,
             mean_tokens=sizes[k] / max(counts[k], 1),
         )
-        for k, config in enumerate(configs)
+        for k in range(n)
     ]

@@ -19,7 +19,6 @@ re-run yields the same changes.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
@@ -35,7 +34,7 @@ from .errors import ConfigError, FerrochunkError, InputTypeError, LedgerError
 from .ids import SCHEME, utf8
 from .pipeline import _require_config, _tokenizer, chunk, chunk_many
 from .records import OFFSET_FIELDS
-from .rules import config_to_mapping
+from .spec import config_spec
 from .tokenizers import Tokenizer
 from .types import Chunk
 
@@ -128,7 +127,9 @@ def _grouped(n: int) -> str:
 
 
 def fingerprint(config: Config, tok: Tokenizer, tokenizer_id: str | None) -> str:
-    """The config's canonical mapping, the tokenizer's identity and the id scheme."""
+    """The config's spec, the tokenizer's identity and the id scheme. The spec names only
+    the fields that differ from their defaults, so a field a release adds (with a default
+    that keeps today's chunks) does not re-chunk a ledger."""
     identity = tok.identity
     if identity is None:
         if tokenizer_id is None:
@@ -137,8 +138,7 @@ def fingerprint(config: Config, tok: Tokenizer, tokenizer_id: str | None) -> str
                 "pass tokenizer_id='...', a name that changes whenever its tokens do"
             )
         identity = f"user:{tokenizer_id}"
-    spec = json.dumps(config_to_mapping(config), sort_keys=True, ensure_ascii=False)
-    return f"{SCHEME}|{identity}|{spec}"
+    return f"{SCHEME}|{identity}|{config_spec(config)}"
 
 
 def _pairs(docs: Mapping[str, str] | Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:

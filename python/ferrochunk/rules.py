@@ -183,7 +183,14 @@ _FIELDS: dict[str, tuple[type[Any], frozenset[str]]] = {
     "recursive": (
         Recursive,
         frozenset(
-            {"max_tokens", "overlap_tokens", "fixed_separator", "separators", "keep_separator"}
+            {
+                "max_tokens",
+                "overlap_tokens",
+                "fixed_separator",
+                "separators",
+                "keep_separator",
+                "boundaries",
+            }
         ),
     ),
     "delimiter": (
@@ -204,8 +211,14 @@ _FIELDS: dict[str, tuple[type[Any], frozenset[str]]] = {
         SentenceWindows,
         frozenset({"max_tokens", "safety_margin", "overlap_ratio", "break_classes"}),
     ),
-    "markdown": (Markdown, frozenset({"max_tokens", "overlap_tokens", "context"})),
-    "code": (Code, frozenset({"max_tokens", "language", "overlap_tokens", "context"})),
+    "markdown": (
+        Markdown,
+        frozenset({"max_tokens", "overlap_tokens", "context", "boundaries"}),
+    ),
+    "code": (
+        Code,
+        frozenset({"max_tokens", "language", "overlap_tokens", "context", "boundaries"}),
+    ),
 }
 CHUNKERS = (*_FIELDS, "parent-child")
 """The ``chunker`` names of :func:`config_from_mapping` (and the CLI's ``--chunker``)."""

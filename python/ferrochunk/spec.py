@@ -60,7 +60,7 @@ def config_from_spec(spec: str) -> Config:
     the part.
 
     >>> config_from_spec("markdown:max_tokens=256,context=false")
-    Markdown(max_tokens=256, overlap_tokens=0, context=False)
+    Markdown(max_tokens=256, overlap_tokens=0, context=False, boundaries='greedy')
     """
     if not isinstance(spec, str):
         raise ConfigTypeError(f"a chunker spec must be a string, got {describe(spec)}")

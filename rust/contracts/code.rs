@@ -23,10 +23,18 @@
 //! 4. Overlap reaches back by whole tokens to a line start, never before the
 //!    previous chunk's own start nor into a header the context carries, within the cap.
 //!
+//! With content-defined boundaries (`content`, [`super::boundaries`]), the points
+//! are the cut points strictly inside no unit that fits `max_tokens`, `reach` is
+//! half of `max_tokens - overlap_tokens`, and a chunk ends at the first anchor in
+//! its budget's window; with none, the best allowed point is the one of the
+//! smallest key, from `reach` tokens after `at` if one is allowed there.
+//!
 //! `reference/code.py` is the twin, written from the same description.
 
+use std::cmp::Reverse;
 use std::sync::Arc;
 
+use super::boundaries::{self, Point};
 use super::{check_cap, Blocked, ChunkMeta, Counter, Cutter, Input, Row};
 use crate::error::Result;
 use crate::structure::code::{scan, Grammar, Outline};
@@ -43,6 +51,8 @@ pub struct CodeConfig {
     pub max_tokens: usize,
     pub overlap_tokens: usize,
     pub context: bool,
+    /// Content-defined boundaries instead of greedy ones.
+    pub content: bool,
 }
 
 impl CodeConfig {
@@ -81,15 +91,20 @@ impl Cutter for Code {
             return Ok(()); // tree-sitter needs the whole text: keep it all
         }
         let outline = scan(&self.grammar, input.text)?;
-        Run {
+        let mut run = Run {
             cfg: self.cfg,
             tok: &self.tok,
             input,
             outline,
             active: Vec::new(),
             next_scope: 0,
+            points: Vec::new(),
+            anchors: Vec::new(),
+        };
+        if self.cfg.content {
+            run.find_anchors();
         }
-        .chunks(out);
+        run.chunks(out);
         Ok(())
     }
 
@@ -106,9 +121,32 @@ struct Run<'a> {
     /// The scopes holding the current `at`, outermost first, and the next to enter.
     active: Vec<usize>,
     next_scope: usize,
+    /// Content-defined boundaries: every cut point with its key, and the anchors.
+    points: Vec<Point>,
+    anchors: Vec<usize>,
 }
 
 impl Run<'_> {
+    fn reach(&self) -> usize {
+        (self.cfg.max_tokens - self.cfg.overlap_tokens) / 2
+    }
+
+    fn find_anchors(&mut self) {
+        let input = self.input;
+        let bytes = input.bytes();
+        self.points = self
+            .outline
+            .cuts
+            .iter()
+            .map(|&(p, rank)| Point::new(p, input.tokens_before(p), rank.into(), &bytes[p..]))
+            .collect();
+        let max = self.cfg.max_tokens;
+        let eligible = boundaries::outside(&self.points, &self.outline.units, |a, b| {
+            input.count(a, b) <= max
+        });
+        self.anchors = boundaries::anchors(&eligible, 0, Some(input.n()), self.reach());
+    }
+
     /// Moves the active scopes to byte `at` (which only grows).
     fn enter(&mut self, at: usize) {
         let scopes = &self.outline.scopes;
@@ -184,6 +222,14 @@ impl Run<'_> {
         let cuts = &self.outline.cuts;
         let c_from = cuts.partition_point(|c| c.0 <= at);
         let c_to = cuts.partition_point(|c| c.0 <= window_end);
+        if self.cfg.content {
+            let late = first + self.reach();
+            return self.points[c_from..c_to]
+                .iter()
+                .filter(|q| blocked.allows(q.pos))
+                .min_by_key(|q| (Reverse(q.t >= late), q.key()))
+                .map(|q| q.pos);
+        }
         cuts[c_from..c_to]
             .iter()
             .rev()
@@ -197,6 +243,17 @@ impl Run<'_> {
         let input = self.input;
         let end = input.end();
         let first = input.token_at(at);
+        if self.cfg.content {
+            let x = if first + budget >= input.n() {
+                end
+            } else {
+                input.bound(first + budget)
+            };
+            let k = self.anchors.partition_point(|&a| a <= at);
+            if let Some(&a) = self.anchors.get(k).filter(|&&a| a <= x) {
+                return a;
+            }
+        }
         for size in [budget, room] {
             if first + size >= input.n() {
                 return end; // the rest fits
@@ -315,6 +372,7 @@ mod tests {
             max_tokens: max,
             overlap_tokens: overlap,
             context: true,
+            content: false,
         };
         let grammar = Grammar::new(tree_sitter_python::LANGUAGE.into()).unwrap();
         let spec = Spec::Code(cfg, Arc::new(grammar));

@@ -41,9 +41,20 @@
 //! nothing, the next waits until the kept text has doubled, which keeps the
 //! scans linear. `reference/markdown.py` is the twin, written from the same
 //! description (`docs/markdown.md`).
+//!
+//! With content-defined boundaries (`content`, [`super::boundaries`]), the points
+//! are the cut points strictly inside no unit that fits `max_tokens` and not where
+//! a chunk would end on a heading; `reach` is half of `max_tokens - overlap_tokens`.
+//! A chunk ends at the first anchor in its budget's window; with none, the best
+//! allowed cut point is the one of the smallest key, from `reach` tokens after `at`
+//! if one is allowed there. The decision reads `max_tokens` tokens past the window
+//! (every point within reach, and every unit that fits), and the kept text reaches
+//! `reach` tokens before the next chunk.
 
+use std::cmp::Reverse;
 use std::sync::Arc;
 
+use super::boundaries::{self, Point, HASH_BYTES};
 use super::{check_cap, Blocked, ChunkMeta, Counter, Cutter, HeadingPath, Input, Row};
 use crate::error::Result;
 use crate::structure::markdown::{scan_from, Heading, Outline};
@@ -57,6 +68,8 @@ pub struct MarkdownConfig {
     pub max_tokens: usize,
     pub overlap_tokens: usize,
     pub context: bool,
+    /// Content-defined boundaries instead of greedy ones.
+    pub content: bool,
 }
 
 impl MarkdownConfig {
@@ -123,8 +136,14 @@ impl Cutter for Markdown {
         let mut run = Run::new(self, input);
         run.chunks(self, out);
         // Keep from the last block start at or before the last chunk's start (its
-        // overlap may reach back to it), with the section path there.
-        let keep = self.prev.unwrap_or(0);
+        // overlap may reach back to it), with the section path there; with content-
+        // defined boundaries, at or before every point within reach of the next chunk.
+        let mut keep = self.prev.unwrap_or(0);
+        if self.cfg.content && input.n() > 0 {
+            let t = input.token_at(self.at.min(input.end()));
+            let back = t.saturating_sub(run.reach() + 1).max(input.token_base);
+            keep = keep.min(input.bound(back));
+        }
         let blocks = &run.outline.blocks;
         let k = blocks.partition_point(|&b| b <= keep);
         if k > 0 && blocks[k - 1] > self.from {
@@ -171,6 +190,9 @@ struct Run<'a> {
     shared_path: Option<Arc<HeadingPath>>,
     /// Decisions may read text before this byte (more input cannot change it).
     limit: usize,
+    /// Content-defined boundaries: every cut point with its key, and the anchors.
+    points: Vec<Point>,
+    anchors: Vec<usize>,
 }
 
 impl<'a> Run<'a> {
@@ -203,7 +225,48 @@ impl<'a> Run<'a> {
             next_heading: 0,
             shared_path: None,
             limit,
+            points: Vec::new(),
+            anchors: Vec::new(),
         }
+        .with_anchors()
+    }
+
+    fn reach(&self) -> usize {
+        (self.cfg.max_tokens - self.cfg.overlap_tokens) / 2
+    }
+
+    /// The points' keys and the anchors, with content-defined boundaries.
+    fn with_anchors(mut self) -> Self {
+        if !self.cfg.content {
+            return self;
+        }
+        let input = self.input;
+        let end = input.end();
+        self.points = self
+            .outline
+            .cuts
+            .iter()
+            .map(|&(p, (rank, level))| {
+                let rank = u32::from(rank) << 8 | u32::from(level);
+                Point::new(p, input.tokens_before(p), rank, self.bytes(p, end))
+            })
+            .collect();
+        let on_heading: Vec<(usize, usize)> = self
+            .outline
+            .headings
+            .iter()
+            .map(|h| (h.end, h.end + self.blank_after(h.end)))
+            .collect();
+        let max = self.cfg.max_tokens;
+        let mut eligible =
+            boundaries::outside(&self.points, &self.units, |a, b| input.count(a, b) <= max);
+        eligible.retain(|q| {
+            let h = on_heading.partition_point(|z| z.0 <= q.pos);
+            h == 0 || q.pos > on_heading[h - 1].1 // not where a chunk would end on a heading
+        });
+        let last = input.done.then_some(input.n());
+        self.anchors = boundaries::anchors(&eligible, 0, last, self.reach());
+        self
     }
 
     /// The bytes `a..b` of the document.
@@ -366,10 +429,21 @@ impl<'a> Run<'a> {
         let cuts = &self.outline.cuts;
         let c_from = cuts.partition_point(|c| c.0 <= at);
         let c_to = cuts.partition_point(|c| c.0 <= window_end);
-        let mut ranked: Vec<(usize, (u8, u8))> = cuts[c_from..c_to].to_vec();
-        ranked.sort_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0)));
-        if let Some(&(p, _)) = ranked.iter().find(|&&(p, _)| allowed(p)) {
-            return (Some(p), read);
+        if self.cfg.content {
+            let late = first + self.reach();
+            let best = self.points[c_from..c_to]
+                .iter()
+                .filter(|q| allowed(q.pos))
+                .min_by_key(|q| (Reverse(q.t >= late), q.key()));
+            if let Some(q) = best {
+                return (Some(q.pos), read);
+            }
+        } else {
+            let mut ranked: Vec<(usize, (u8, u8))> = cuts[c_from..c_to].to_vec();
+            ranked.sort_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0)));
+            if let Some(&(p, _)) = ranked.iter().find(|&&(p, _)| allowed(p)) {
+                return (Some(p), read);
+            }
         }
         // Sentences and words are looked for only when no structural point will do.
         let window = self.bytes(at, window_end);
@@ -390,6 +464,29 @@ impl<'a> Run<'a> {
         let end = input.end();
         let first = input.token_at(at);
         let mut read = at;
+        if self.cfg.content {
+            // The first anchor in the window, decided from every point within reach of
+            // it and every unit that fits.
+            let x = if first + budget < input.n() {
+                input.bound(first + budget)
+            } else if input.done {
+                end
+            } else {
+                return None;
+            };
+            let ahead = first + budget + self.cfg.max_tokens + 1;
+            read = if ahead < input.n() {
+                input.bound(ahead) + HASH_BYTES
+            } else if input.done {
+                end
+            } else {
+                return None;
+            };
+            let k = self.anchors.partition_point(|&a| a <= at);
+            if let Some(&a) = self.anchors.get(k).filter(|&&a| a <= x) {
+                return Some((a, read));
+            }
+        }
         // Before a heading may end a chunk, the wider window is tried; before units
         // may be cut, the heading rule is dropped.
         let sizes: &[usize] = if room > budget {

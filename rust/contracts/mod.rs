@@ -11,6 +11,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod boundaries;
 pub mod chunk_id;
 pub mod code;
 pub mod delimiter_merge;

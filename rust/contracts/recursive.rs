@@ -21,7 +21,16 @@
 //! Every decision reads only the window being cut, so a separator near the end
 //! of a 2 GB file cannot change how its start is cut. `reference/recursive.py`
 //! is the twin, written from the same description.
+//!
+//! With content-defined boundaries (`content`), a chunk ends instead at the first
+//! anchor ([`super::boundaries`]) in its window. The points are every occurrence
+//! of every separator in the segment, ranked by separator, and `reach` is half the
+//! budget. With no anchor in the window, the rest of the segment is the chunk when
+//! it fits; otherwise the chunk ends at the window's point of the smallest key
+//! among those at least `reach` tokens from `at`, else among all of its points,
+//! else as in 3.
 
+use super::boundaries::{self, Point, HASH_BYTES, SKIP_SPACE};
 use super::{check_cap, Cutter, Input, Row};
 use crate::error::Result;
 
@@ -40,6 +49,8 @@ pub struct RecursiveConfig {
     pub fixed_separator: Option<String>,
     pub separators: Vec<String>,
     pub keep: Keep,
+    /// Content-defined boundaries instead of greedy ones.
+    pub content: bool,
 }
 
 impl RecursiveConfig {
@@ -64,6 +75,14 @@ enum Step {
     Wait,
 }
 
+/// One segment's points and anchors, for the input they were found in.
+struct Scan {
+    /// The input's end, its tokens' end, the segment's start and end.
+    seen: (usize, usize, usize, Option<usize>),
+    points: Vec<Point>,
+    anchors: Vec<usize>,
+}
+
 /// The `Recursive` cutter.
 pub struct Recursive {
     cfg: RecursiveConfig,
@@ -80,6 +99,14 @@ pub struct Recursive {
     prev: Option<(usize, usize)>,
     index: u64,
     finished: bool,
+    /// Content-defined boundaries: the current segment's start and the tokens before
+    /// it, the text to keep for the points within reach, the last scan, and how far
+    /// from the known tokens' end a point may still change.
+    seg_start: usize,
+    seg_t: usize,
+    look: (usize, usize),
+    scan: Option<Scan>,
+    margin: usize,
 }
 
 impl Recursive {
@@ -87,7 +114,7 @@ impl Recursive {
     /// Invalid sizes.
     pub fn new(cfg: RecursiveConfig) -> Result<Self> {
         cfg.validate()?;
-        let seps = cfg
+        let seps: Vec<Vec<u8>> = cfg
             .separators
             .iter()
             .take_while(|s| !s.is_empty())
@@ -98,6 +125,8 @@ impl Recursive {
             .as_ref()
             .filter(|f| !f.is_empty())
             .map(|f| f.as_bytes().to_vec());
+        let longest = cfg.separators.iter().map(String::len).max().unwrap_or(0);
+        let fixed_len = cfg.fixed_separator.as_ref().map_or(0, String::len);
         Ok(Recursive {
             budget: cfg.max_tokens - cfg.overlap_tokens,
             cfg,
@@ -109,6 +138,11 @@ impl Recursive {
             prev: None,
             index: 0,
             finished: false,
+            seg_start: 0,
+            seg_t: 0,
+            look: (0, 0),
+            scan: None,
+            margin: SKIP_SPACE + HASH_BYTES + longest + fixed_len,
         })
     }
 
@@ -155,6 +189,9 @@ impl Recursive {
 
     /// The end of the next content chunk, which starts at `self.at`.
     fn next_end(&mut self, input: &Input<'_>) -> Step {
+        if self.cfg.content {
+            return self.content_end(input);
+        }
         let at = self.at;
         if !input.done && at >= input.tokens_end {
             return Step::Wait; // the token holding `at` is not known yet
@@ -199,6 +236,160 @@ impl Recursive {
             _ if matches!(segment, SegmentEnd::At(_)) => Step::Chunk(limit),
             _ => Step::Wait,
         }
+    }
+
+    /// [`Recursive::next_end`] with content-defined boundaries.
+    fn content_end(&mut self, input: &Input<'_>) -> Step {
+        let at = self.at;
+        if !input.done && at >= input.tokens_end {
+            return Step::Wait;
+        }
+        let first = input.token_at(at);
+        let overflow = first + self.budget;
+        let reach = self.budget / 2;
+        let seg_end = match self.segment_end(input) {
+            SegmentEnd::At(end) => Some(end),
+            SegmentEnd::NotBefore(_) => None,
+        };
+        // Points before `fin` can no longer change; an anchor in the window needs every
+        // point within reach of it.
+        let final_all = input.done || seg_end.is_some_and(|e| e <= input.tokens_end);
+        let fin = input.tokens_end.saturating_sub(self.margin);
+        if !final_all && input.bound(overflow + reach) >= fin {
+            return Step::Wait;
+        }
+        let fits = overflow >= input.n() || seg_end.is_some_and(|e| e <= input.bound(overflow));
+        let x = match seg_end {
+            Some(e) if fits => e,
+            _ => input.bound(overflow),
+        };
+        let scan = self.scan(input, seg_end);
+        let k = scan.anchors.partition_point(|&a| a <= at);
+        if let Some(&a) = scan.anchors.get(k).filter(|&&a| a <= x) {
+            return Step::Chunk(a);
+        }
+        if let (true, Some(e)) = (fits, seg_end) {
+            return Step::Chunk(e);
+        }
+        let lo = scan.points.partition_point(|p| p.pos <= at);
+        let hi = scan.points.partition_point(|p| p.pos <= x);
+        let window = &scan.points[lo..hi];
+        let late = window.iter().filter(|p| p.t >= first + reach);
+        let best = late
+            .min_by_key(|p| p.key())
+            .or_else(|| window.iter().min_by_key(|p| p.key()));
+        if let Some(p) = best {
+            return Step::Chunk(p.pos);
+        }
+        match (input.char_cut(at, first, overflow), seg_end) {
+            (Some(b), Some(e)) => Step::Chunk(b.min(e)),
+            (Some(b), None) if b < fin => Step::Chunk(b),
+            (None, Some(e)) => Step::Chunk(e),
+            _ => Step::Wait,
+        }
+    }
+
+    /// The current segment's points and anchors, found again when the input has grown.
+    fn scan(&mut self, input: &Input<'_>, seg_end: Option<usize>) -> &Scan {
+        let seen = (input.end(), input.tokens_end, self.seg_start, seg_end);
+        let scan = match self.scan.take() {
+            Some(scan) if scan.seen == seen => scan,
+            _ => {
+                let lo = self.seg_start.max(input.base);
+                let end = seg_end.unwrap_or(input.end()).min(input.end());
+                let points = self.points(input, lo, end);
+                let last = seg_end.map(|e| input.tokens_before(e));
+                let anchors = boundaries::anchors(&points, self.seg_t, last, self.budget / 2);
+                Scan {
+                    seen,
+                    points,
+                    anchors,
+                }
+            }
+        };
+        self.scan.insert(scan)
+    }
+
+    /// The points of `lo..end` that can make a difference, found separator by separator.
+    /// A point can change an anchor or a window's best point only where no point of a
+    /// better rank is within reach of it on both sides, so each separator after the
+    /// first is looked for only in the gaps of more than `reach` tokens between the
+    /// points found before it (and at the ends). `reference/recursive.py` finds every
+    /// point: the differential tests hold the two equal.
+    fn points(&self, input: &Input<'_>, lo: usize, end: usize) -> Vec<Point> {
+        let bytes = input.bytes();
+        let reach = self.budget / 2;
+        let longest = self.seps.iter().map(Vec::len).max().unwrap_or(0);
+        let pad = SKIP_SPACE + longest;
+        let mut points: Vec<Point> = Vec::new();
+        let mut regions: Vec<(usize, usize)> = Vec::new();
+        for (rank, sep) in (0u32..).zip(&self.seps) {
+            regions.clear();
+            // Skip each run of points whose gaps are all at most `reach` tokens, less
+            // the bytes at its ends where a match may start or end, or move to a point.
+            let mut from = lo;
+            let mut i = 0;
+            while i < points.len() {
+                let mut j = i;
+                while j + 1 < points.len() && points[j + 1].t - points[j].t <= reach {
+                    j += 1;
+                }
+                let (a, b) = (points[i].pos + longest, points[j].pos.saturating_sub(pad));
+                if a < b {
+                    if from < a {
+                        regions.push((from, a));
+                    }
+                    from = from.max(b);
+                }
+                i = j + 1;
+            }
+            if from < end {
+                regions.push((from, end));
+            }
+            let finder = memchr::memmem::Finder::new(sep);
+            let mut found: Vec<(usize, u32)> = Vec::new();
+            for &(a, b) in &regions {
+                let hay = &bytes[a - input.base..b.min(end) - input.base];
+                let mut at = 0;
+                while let Some(i) = finder.find(&hay[at..]) {
+                    let m = a + at + i;
+                    at += i + 1;
+                    let c = match self.cfg.keep {
+                        Keep::End => m + sep.len(),
+                        Keep::Start => m,
+                    };
+                    if c > self.seg_start && c < end {
+                        let after = &bytes[c - input.base..end - input.base];
+                        if let Some(p) = boundaries::moved(c, after, |q| input.is_cut(q)) {
+                            found.push((p, rank));
+                        }
+                    }
+                }
+            }
+            if found.is_empty() {
+                continue;
+            }
+            found.sort_unstable();
+            found.dedup_by_key(|f| f.0);
+            let fresh = found.into_iter().map(|(p, rank)| {
+                let after = &bytes[p - input.base..end - input.base];
+                Point::new(p, input.tokens_before(p), rank, after)
+            });
+            // Merge by position; a position found before keeps its better rank.
+            let mut merged = Vec::with_capacity(points.len() + 16);
+            let mut old = std::mem::take(&mut points).into_iter().peekable();
+            for q in fresh {
+                while let Some(o) = old.next_if(|o| o.pos <= q.pos) {
+                    merged.push(o);
+                }
+                if merged.last().is_none_or(|o: &Point| o.pos != q.pos) {
+                    merged.push(q);
+                }
+            }
+            merged.extend(old);
+            points = merged;
+        }
+        points
     }
 
     /// The last cut of the first separator that has one in `(at, x]`.
@@ -269,6 +460,8 @@ impl Recursive {
         if self.seg_end == Some(cut) {
             self.seg_end = None;
             self.fixed_from = self.fixed_from.max(cut);
+            self.seg_start = cut;
+            self.seg_t = input.tokens_before(cut);
         }
     }
 
@@ -279,12 +472,26 @@ impl Recursive {
                 if input.done {
                     self.finished = true;
                 }
-                return;
+                break;
             }
             match self.next_end(input) {
                 Step::Chunk(cut) => self.emit(input, cut, out),
-                Step::Wait => return,
+                Step::Wait => break,
             }
+        }
+        if self.cfg.content && input.n() > 0 {
+            // Keep the text of every point within reach of the next chunk's first token,
+            // and the white space a point may move over, on a character boundary.
+            let back = self.budget / 2 + 1 + self.margin;
+            let t = input
+                .token_at(self.at.min(input.end()))
+                .saturating_sub(back);
+            let t = t.max(input.token_base);
+            let mut b = input.bound(t).min(input.end());
+            while b > input.base && !input.is_char_boundary(b) {
+                b -= 1;
+            }
+            self.look = (b, t);
         }
     }
 
@@ -292,6 +499,7 @@ impl Recursive {
     pub(crate) fn starting_at(mut self, at: usize) -> Self {
         self.at = at;
         self.fixed_from = at;
+        self.seg_start = at;
         self
     }
 }
@@ -303,9 +511,14 @@ impl Cutter for Recursive {
     }
 
     fn keep(&self) -> (usize, usize) {
-        match self.prev {
+        let (byte, token) = match self.prev {
             Some((prev_at, prev_token)) => (prev_at, prev_token),
             None => (self.at, 0),
+        };
+        if self.cfg.content {
+            (byte.min(self.look.0), token.min(self.look.1))
+        } else {
+            (byte, token)
         }
     }
 }

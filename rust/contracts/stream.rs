@@ -598,6 +598,7 @@ mod tests {
             fixed_separator: fixed.map(str::to_owned),
             separators: strings(&["\n\n", "\n", "。", ". ", " ", ""]),
             keep,
+            content: false,
         }
     }
 

@@ -43,6 +43,8 @@ struct Recursive {
     separators: Vec<String>,
     #[pyo3(attribute)]
     keep_separator: String,
+    #[pyo3(attribute)]
+    boundaries: String,
 }
 
 #[derive(FromPyObject)]
@@ -81,6 +83,8 @@ struct Code {
     overlap_tokens: usize,
     #[pyo3(attribute)]
     context: bool,
+    #[pyo3(attribute)]
+    boundaries: String,
 }
 
 #[derive(FromPyObject)]
@@ -91,11 +95,24 @@ struct Markdown {
     overlap_tokens: usize,
     #[pyo3(attribute)]
     context: bool,
+    #[pyo3(attribute)]
+    boundaries: String,
 }
 
 /// An `Enum` member's value.
 fn enum_value(member: &Bound<'_, PyAny>) -> PyResult<String> {
     member.getattr("value")?.extract()
+}
+
+/// Whether `boundaries` asks for content-defined boundaries.
+fn content_boundaries(owner: &str, boundaries: &str) -> PyResult<bool> {
+    match boundaries {
+        "greedy" => Ok(false),
+        "content" => Ok(true),
+        other => Err(PyValueError::new_err(format!(
+            "{owner}.boundaries must be 'greedy' or 'content', got {other:?}"
+        ))),
+    }
 }
 
 fn recursive(config: &Bound<'_, PyAny>) -> PyResult<RecursiveConfig> {
@@ -114,6 +131,7 @@ fn recursive(config: &Bound<'_, PyAny>) -> PyResult<RecursiveConfig> {
                 )))
             }
         },
+        content: content_boundaries("Recursive", &r.boundaries)?,
     };
     cfg.validate().or_raise(config.py())?;
     Ok(cfg)
@@ -181,6 +199,7 @@ pub fn parse(config: &Bound<'_, PyAny>) -> PyResult<Spec> {
                 max_tokens: m.max_tokens,
                 overlap_tokens: m.overlap_tokens,
                 context: m.context,
+                content: content_boundaries("Markdown", &m.boundaries)?,
             };
             cfg.validate().or_raise(py)?;
             Spec::Markdown(cfg)
@@ -191,6 +210,7 @@ pub fn parse(config: &Bound<'_, PyAny>) -> PyResult<Spec> {
                 max_tokens: c.max_tokens,
                 overlap_tokens: c.overlap_tokens,
                 context: c.context,
+                content: content_boundaries("Code", &c.boundaries)?,
             };
             cfg.validate().or_raise(py)?;
             let language = grammar::language(&config.getattr("_grammar")?)?;

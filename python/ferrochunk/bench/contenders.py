@@ -466,8 +466,8 @@ _ASTCHUNK = {"python": "python", "java": "java", "c_sharp": "csharp", "typescrip
 
 
 # What astchunk names the languages it runs.
-def _code_ferrochunk(language: str, cap: int) -> CodeRun:
-    config = Code(cap, language=language)
+def _code_ferrochunk(language: str, cap: int, boundaries: str = "greedy") -> CodeRun:
+    config = Code(cap, language=language, boundaries=boundaries)
 
     def run(files: list[str]) -> list[CodePieces]:
         out = chunk_many(files, config, threads=1)
@@ -514,6 +514,10 @@ def _code_parse(language: str, cap: int) -> CodeRun:
 # label: (build(language, cap), what its cap counts)
 CODE_CONTENDERS: dict[str, tuple[Callable[[str, int], CodeRun], str]] = {
     "ferrochunk Code": (_code_ferrochunk, "tokens of context + text"),
+    "ferrochunk Code, content boundaries": (
+        lambda language, cap: _code_ferrochunk(language, cap, "content"),
+        "tokens of context + text",
+    ),
     "tree-sitter parse (floor)": (_code_parse, "no chunks"),
     "text-splitter CodeSplitter": (_code_text_splitter, "cl100k tokens"),
     "astchunk": (_code_astchunk, "non-space characters, 25/8 per token"),

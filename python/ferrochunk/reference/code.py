@@ -11,8 +11,10 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
+from . import boundaries
 from .recursive import Tokens, whole_text_tokens
 from .rows import Batch, RowMeta, Rows, span_rows
 
@@ -245,6 +247,26 @@ class _Cutter:
         self.units = sorted(scan.units, key=lambda u: (u[0], -u[1]))
         self.unit_starts = [a for a, _ in self.units]
         self.scopes = sorted(scan.scopes, key=lambda s: (s.start, -s.end, s.node_start))
+        self.content = config.boundaries == "content"
+        self.reach = (self.max_tokens - self.overlap) // 2
+        self.keys = {p: boundaries.key(data, p, r, len(data)) for p, r in self.cuts}
+        self.anchors: list[int] = []
+        if self.content:
+            self.anchors = self._anchors()
+
+    def _anchors(self) -> list[int]:
+        """Anchors among the cut points that lie strictly inside no unit that fits."""
+        fits = [(a, b) for a, b in self.units if self.tokens.count(a, b) <= self.max_tokens]
+        starts = [a for a, _ in fits]  # sorted, as the units are
+        reach_end = list(accumulate((b for _, b in fits), max))  # the furthest end so far
+        points = [
+            (p, r)
+            for p, r in self.cuts
+            if not ((k := bisect_left(starts, p)) and reach_end[k - 1] > p)
+        ]
+        keys = [self.keys[p] for p, _ in points]
+        segment = (0, len(self.data))
+        return boundaries.anchors(points, keys, self.tokens.before, segment, self.reach)
 
     def text(self, a: int, b: int) -> str:
         return self.data[a:b].decode("utf-8", "surrogateescape")
@@ -288,7 +310,14 @@ class _Cutter:
             if b > at and tokens.count(a, b) <= (self.max_tokens if a > at else room)
         ]
         lo, hi = bisect_right(self.cut_at, at), bisect_right(self.cut_at, window_end)
-        for p, _ in sorted(self.cuts[lo:hi], key=lambda c: (c[1], -c[0])):
+        late = tokens.token_at(at) + self.reach
+
+        def order(c: tuple[int, int]) -> tuple[object, ...]:
+            if self.content:  # the smallest key, from `reach` tokens on if one is allowed
+                return (tokens.before(c[0]) < late, self.keys[c[0]])
+            return (c[1], -c[0])  # the best rank, the last of it
+
+        for p, _ in sorted(self.cuts[lo:hi], key=order):
             if not any(a < p < b for a, b in fitting):
                 return p
         return None
@@ -296,6 +325,11 @@ class _Cutter:
     def chunk_end(self, at: int, budget: int, room: int) -> int:
         tokens, n = self.tokens, len(self.data)
         first = tokens.token_at(at)
+        if self.content:  # the first anchor in the window
+            x = n if first + budget >= tokens.n else tokens.bound(first + budget)
+            k = bisect_right(self.anchors, at)
+            if k < len(self.anchors) and self.anchors[k] <= x:
+                return self.anchors[k]
         for size in (budget, room):
             if first + size >= tokens.n:
                 return n

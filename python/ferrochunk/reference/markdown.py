@@ -32,8 +32,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
+from . import boundaries
 from .markdown_scan import Heading, Scan, scan
 from .recursive import Tokens, whole_text_tokens
 from .rows import Batch, RowMeta, Rows, span_rows
@@ -76,6 +78,32 @@ class _Cutter:
         self.units = sorted(self.scan.units)
         self.by_end = sorted((b, a) for a, b in self.units)
         self.ends = [b for b, _ in self.by_end]
+        self.content = config.boundaries == "content"
+        self.reach = (self.max_tokens - self.overlap) // 2
+        # A rank (rank, level) as one number, in the same order.
+        self.flat = {p: r[0] * 256 + r[1] for p, r in self.cuts}
+        self.keys = {p: boundaries.key(data, p, r, len(data)) for p, r in self.flat.items()}
+        self.anchors = self._anchors() if self.content else []
+
+    def _anchors(self) -> list[int]:
+        """Anchors among the cut points strictly inside no unit that fits ``max_tokens``
+        and not where a chunk would end on a heading."""
+        fits = [(a, b) for a, b in self.units if self.tokens.count(a, b) <= self.max_tokens]
+        starts = [a for a, _ in fits]
+        furthest = list(accumulate((b for _, b in fits), max))
+        on_heading = []
+        for h in self.scan.headings:
+            blank = _BLANK.match(self.data, h.end)
+            on_heading.append((h.end, blank.end() if blank is not None else h.end))
+        points = [
+            (p, self.flat[p])
+            for p, _ in self.cuts
+            if not ((k := bisect_left(starts, p)) and furthest[k - 1] > p)
+            and not any(a <= p <= b for a, b in on_heading)
+        ]
+        keys = [self.keys[p] for p, _ in points]
+        segment = (0, len(self.data))
+        return boundaries.anchors(points, keys, self.tokens.before, segment, self.reach)
 
     # -- context ------------------------------------------------------------------------
     def context(self, at: int, path: list[Heading]) -> str:
@@ -154,7 +182,14 @@ class _Cutter:
 
         lo = bisect_right(self.cut_at, at)
         hi = bisect_right(self.cut_at, window_end)
-        for p, _ in sorted(self.cuts[lo:hi], key=lambda c: (c[1], -c[0])):
+        late = tokens.token_at(at) + self.reach
+
+        def order(c: tuple[int, tuple[int, int]]) -> tuple[object, ...]:
+            if self.content:  # the smallest key, from `reach` tokens on if one is allowed
+                return (tokens.before(c[0]) < late, self.keys[c[0]])
+            return (c[1], -c[0])  # the best rank, the last of it
+
+        for p, _ in sorted(self.cuts[lo:hi], key=order):
             if allowed(p):
                 return p
         for pattern in (_SENTENCE, _WORD):
@@ -170,6 +205,11 @@ class _Cutter:
         is kept whole by taking the overlap's room (the chunk then takes less overlap)."""
         tokens, n = self.tokens, len(self.data)
         first = tokens.token_at(at)
+        if self.content:  # the first anchor in the window
+            x = n if first + budget >= tokens.n else tokens.bound(first + budget)
+            k = bisect_right(self.anchors, at)
+            if k < len(self.anchors) and self.anchors[k] <= x:
+                return self.anchors[k]
         # Before a heading may end a chunk, the wider window is tried; before units may be
         # cut, the heading rule is dropped.
         for strict in (True, False):

@@ -22,6 +22,13 @@ Dify's recursive splitter measured in real tokens, with every decision local:
   ``max_tokens`` and never before the previous chunk's content, then moves later to a
   character boundary.
 
+With ``boundaries="content"`` a chunk ends instead at the first anchor (``boundaries.py``)
+in its window; the points are every occurrence of every separator in the segment, each
+with the rank of its separator, and ``reach`` is half the budget. With no anchor in the
+window, the rest of the segment is the chunk when it fits; otherwise the chunk ends at the
+point of the smallest key in the window among those at least ``reach`` tokens from ``at``,
+else among all of the window's points, else as above with no separator.
+
 Works on UTF-8 bytes so its offsets are the native ones.
 """
 
@@ -32,6 +39,7 @@ from collections.abc import Sequence
 from itertools import chain
 from typing import TYPE_CHECKING
 
+from . import boundaries
 from ._offsets import byte_to_char, is_char_boundary
 from .rows import Batch, Rows, row
 
@@ -113,6 +121,10 @@ class Tokens:
                 return b
         return None
 
+    def before(self, b: int) -> int:
+        """Tokens that start before byte ``b``."""
+        return self.base + bisect_left(self.starts, b)
+
     def count(self, a: int, b: int) -> int:
         """Tokens overlapping ``a..b``."""
         if b <= a or not self.starts:
@@ -179,6 +191,47 @@ def _separator_cut(
     return None
 
 
+class _Content:
+    """One segment's points, their keys and its anchors (``boundaries="content"``)."""
+
+    def __init__(
+        self,
+        tokens: Tokens,
+        segment: tuple[int, int],
+        seps: list[bytes],
+        keep_end: bool,
+        reach: int,
+    ) -> None:
+        data = tokens.data
+        s, e = segment
+        ranks: dict[int, int] = {}
+        for rank, sep in enumerate(seps):
+            m = data.find(sep, s, e)
+            while m != -1:
+                c = m + len(sep) if keep_end else m
+                p = boundaries.moved(data, c, e, tokens.is_cut) if s < c < e else None
+                if p is not None and rank < ranks.get(p, len(seps)):
+                    ranks[p] = rank
+                m = data.find(sep, m + 1, e)
+        self.points = sorted(ranks.items())
+        self.positions = [p for p, _ in self.points]
+        self.keys = [boundaries.key(data, p, r, e) for p, r in self.points]
+        self.anchors = boundaries.anchors(self.points, self.keys, tokens.before, segment, reach)
+
+    def first_anchor(self, at: int, x: int) -> int | None:
+        k = bisect_right(self.anchors, at)
+        return self.anchors[k] if k < len(self.anchors) and self.anchors[k] <= x else None
+
+    def best(self, tokens: Tokens, at: int, x: int, late: int) -> int | None:
+        """The window's point of the smallest key, from token ``late`` on if one is."""
+        lo, hi = bisect_right(self.positions, at), bisect_right(self.positions, x)
+        window = range(lo, hi)
+        for chosen in ([i for i in window if tokens.before(self.positions[i]) >= late], window):
+            if chosen:
+                return self.points[min(chosen, key=lambda i: self.keys[i])][0]
+        return None
+
+
 def cut_spans(tokens: Tokens, lo: int, config: Recursive) -> list[Span]:
     """The chunks of ``data[lo:tokens.hi]`` by the contract."""
     data, hi = tokens.data, tokens.hi
@@ -191,6 +244,25 @@ def cut_spans(tokens: Tokens, lo: int, config: Recursive) -> list[Span]:
             break
         seps.append(s.encode("utf-8"))
     fixed = (config.fixed_separator or "").encode("utf-8")
+    reach = budget // 2
+    content: _Content | None = None
+
+    def content_end(at: int, seg_end: int) -> int:
+        assert content is not None
+        first = tokens.token_at(at)
+        overflow = first + budget
+        fits = overflow >= tokens.n or seg_end <= tokens.bound(overflow)
+        x = seg_end if fits else tokens.bound(overflow)
+        anchor = content.first_anchor(at, x)
+        if anchor is not None:
+            return anchor
+        if fits:
+            return seg_end
+        best = content.best(tokens, at, x, first + reach)
+        if best is not None:
+            return best
+        b = tokens.char_cut(at, first, overflow)
+        return seg_end if b is None else min(b, seg_end)
 
     def chunk_end(at: int, seg_end: int) -> int:
         first = tokens.token_at(at)
@@ -208,8 +280,10 @@ def cut_spans(tokens: Tokens, lo: int, config: Recursive) -> list[Span]:
     prev: tuple[int, int] | None = None  # previous content start and its token
     for seg_start, seg_end in _segments(data, lo, hi, fixed, keep_end):
         at = seg_start
+        if config.boundaries == "content":
+            content = _Content(tokens, (seg_start, seg_end), seps, keep_end, reach)
         while at < seg_end:
-            cut = chunk_end(at, seg_end)
+            cut = content_end(at, seg_end) if content is not None else chunk_end(at, seg_end)
             start = at
             if prev is not None and overlap:
                 k = min(overlap, max_tokens - tokens.count(at, cut))
