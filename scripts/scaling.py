@@ -22,6 +22,7 @@ Case = tuple[str, int, Callable[[int], Callable[[], object]]]
 NATIVE = {
     "TokenWindows": fc.TokenWindows(512, overlap_tokens=51),
     "Recursive": fc.Recursive(512, overlap_tokens=51),
+    "Recursive, content boundaries": fc.Recursive(512, overlap_tokens=51, boundaries="content"),
     "SentenceWindows": fc.SentenceWindows(512),
     "DelimiterMerge": fc.DelimiterMerge(512, delimiters=("\n\n", "\n", "。", ". ")),
     "ParentChild": fc.ParentChild(fc.Recursive(512), child=fc.Recursive(128)),
@@ -39,6 +40,7 @@ HOSTILE_TEXTS: dict[str, Callable[[int], str]] = {
 
 # Markdown's own hostile inputs: blocks that never end, and nesting on one line.
 MARKDOWN = fc.Markdown(512, overlap_tokens=51)
+CONTENT = fc.Markdown(512, overlap_tokens=51, boundaries="content")
 MARKDOWN_TEXTS: dict[str, Callable[[int], str]] = {
     "an unclosed fence": lambda n: "```\n" + "x = 1\n" * (n // 6),
     "one line": lambda n: "word " * (n // 5),
@@ -66,13 +68,14 @@ def _cases() -> list[Case]:
                 )
             )
     for text_name, make in MARKDOWN_TEXTS.items():
-        cases.append(
-            (
-                f"`Markdown` on {text_name}",
-                2_500_000,
-                lambda n, make=make: _bound(fc.chunk, make(n), MARKDOWN),
+        for label, config in (("Markdown", MARKDOWN), ("Markdown, content boundaries", CONTENT)):
+            cases.append(
+                (
+                    f"`{label}` on {text_name}",
+                    2_500_000,
+                    lambda n, make=make, config=config: _bound(fc.chunk, make(n), config),
+                )
             )
-        )
     urls = fc.CleanRules(remove_urls_emails=True)
     rule = {"rules": {"pre_processing_rules": [{"id": "remove_urls_emails", "enabled": True}]}}
     cases += [

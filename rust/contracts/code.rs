@@ -144,7 +144,8 @@ impl Run<'_> {
         let eligible = boundaries::outside(&self.points, &self.outline.units, |a, b| {
             input.count(a, b) <= max
         });
-        self.anchors = boundaries::anchors(&eligible, 0, Some(input.n()), self.reach());
+        let last = input.tokens_before(input.end());
+        self.anchors = boundaries::anchors(&eligible, 0, Some(last), self.reach());
     }
 
     /// Moves the active scopes to byte `at` (which only grows).

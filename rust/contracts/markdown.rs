@@ -264,7 +264,7 @@ impl<'a> Run<'a> {
             let h = on_heading.partition_point(|z| z.0 <= q.pos);
             h == 0 || q.pos > on_heading[h - 1].1 // not where a chunk would end on a heading
         });
-        let last = input.done.then_some(input.n());
+        let last = input.done.then(|| input.tokens_before(input.end()));
         self.anchors = boundaries::anchors(&eligible, 0, last, self.reach());
         self
     }

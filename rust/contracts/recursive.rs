@@ -75,10 +75,17 @@ enum Step {
     Wait,
 }
 
-/// One segment's points and anchors, for the input they were found in.
+/// How far past a chunk's window one scan for points looks, in budgets: points are found
+/// a stretch at a time, so their memory stays bounded whatever the text holds.
+const SCAN_BUDGETS: usize = 8;
+
+/// Points and anchors of a stretch of the current segment, for the input they were
+/// found in.
 struct Scan {
     /// The input's end, its tokens' end, the segment's start and end.
     seen: (usize, usize, usize, Option<usize>),
+    /// Every point before this byte is found and final.
+    complete: usize,
     points: Vec<Point>,
     anchors: Vec<usize>,
 }
@@ -255,7 +262,8 @@ impl Recursive {
         // point within reach of it.
         let final_all = input.done || seg_end.is_some_and(|e| e <= input.tokens_end);
         let fin = input.tokens_end.saturating_sub(self.margin);
-        if !final_all && input.bound(overflow + reach) >= fin {
+        let need = input.bound(overflow + reach);
+        if !final_all && need >= fin {
             return Step::Wait;
         }
         let fits = overflow >= input.n() || seg_end.is_some_and(|e| e <= input.bound(overflow));
@@ -263,7 +271,8 @@ impl Recursive {
             Some(e) if fits => e,
             _ => input.bound(overflow),
         };
-        let scan = self.scan(input, seg_end);
+        let fin_all = if final_all { usize::MAX } else { fin };
+        let scan = self.scan(input, seg_end, first, need, fin_all);
         let k = scan.anchors.partition_point(|&a| a <= at);
         if let Some(&a) = scan.anchors.get(k).filter(|&&a| a <= x) {
             return Step::Chunk(a);
@@ -289,19 +298,38 @@ impl Recursive {
         }
     }
 
-    /// The current segment's points and anchors, found again when the input has grown.
-    fn scan(&mut self, input: &Input<'_>, seg_end: Option<usize>) -> &Scan {
+    /// Points and anchors from `reach` tokens (and the bytes a point may move over) before
+    /// token `first` to [`SCAN_BUDGETS`] budgets past the window, found again when the
+    /// input has grown or a decision needs points past `complete`; every point before
+    /// `need` must be final, and those before `fin` are (given the input).
+    fn scan(
+        &mut self,
+        input: &Input<'_>,
+        seg_end: Option<usize>,
+        first: usize,
+        need: usize,
+        fin: usize,
+    ) -> &Scan {
         let seen = (input.end(), input.tokens_end, self.seg_start, seg_end);
         let scan = match self.scan.take() {
-            Some(scan) if scan.seen == seen => scan,
+            Some(scan) if scan.seen == seen && need < scan.complete => scan,
             _ => {
-                let lo = self.seg_start.max(input.base);
+                let reach = self.budget / 2;
+                let back = first.saturating_sub(reach + 1 + self.margin);
+                let lo = self.seg_start.max(input.bound(back.max(input.token_base)));
+                let lo = lo.max(input.base);
                 let end = seg_end.unwrap_or(input.end()).min(input.end());
-                let points = self.points(input, lo, end);
+                let ahead = first + self.budget + reach + SCAN_BUDGETS * self.budget;
+                let (hi, complete) = match (ahead < input.n()).then(|| input.bound(ahead)) {
+                    Some(hi) if hi < end => (hi, hi.saturating_sub(self.margin).min(fin)),
+                    _ => (end, fin),
+                };
+                let points = self.points(input, lo, hi, end);
                 let last = seg_end.map(|e| input.tokens_before(e));
-                let anchors = boundaries::anchors(&points, self.seg_t, last, self.budget / 2);
+                let anchors = boundaries::anchors(&points, self.seg_t, last, reach);
                 Scan {
                     seen,
+                    complete,
                     points,
                     anchors,
                 }
@@ -310,13 +338,14 @@ impl Recursive {
         self.scan.insert(scan)
     }
 
-    /// The points of `lo..end` that can make a difference, found separator by separator.
+    /// The points of `lo..hi` that can make a difference, found separator by separator
+    /// (`end`: where the segment, or the known text, ends).
     /// A point can change an anchor or a window's best point only where no point of a
     /// better rank is within reach of it on both sides, so each separator after the
     /// first is looked for only in the gaps of more than `reach` tokens between the
     /// points found before it (and at the ends). `reference/recursive.py` finds every
     /// point: the differential tests hold the two equal.
-    fn points(&self, input: &Input<'_>, lo: usize, end: usize) -> Vec<Point> {
+    fn points(&self, input: &Input<'_>, lo: usize, hi: usize, end: usize) -> Vec<Point> {
         let bytes = input.bytes();
         let reach = self.budget / 2;
         let longest = self.seps.iter().map(Vec::len).max().unwrap_or(0);
@@ -343,13 +372,13 @@ impl Recursive {
                 }
                 i = j + 1;
             }
-            if from < end {
-                regions.push((from, end));
+            if from < hi {
+                regions.push((from, hi));
             }
             let finder = memchr::memmem::Finder::new(sep);
             let mut found: Vec<(usize, u32)> = Vec::new();
             for &(a, b) in &regions {
-                let hay = &bytes[a - input.base..b.min(end) - input.base];
+                let hay = &bytes[a - input.base..b.min(hi) - input.base];
                 let mut at = 0;
                 while let Some(i) = finder.find(&hay[at..]) {
                     let m = a + at + i;

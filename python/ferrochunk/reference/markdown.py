@@ -91,15 +91,22 @@ class _Cutter:
         fits = [(a, b) for a, b in self.units if self.tokens.count(a, b) <= self.max_tokens]
         starts = [a for a, _ in fits]
         furthest = list(accumulate((b for _, b in fits), max))
+        # From a heading's end through the blank lines after it, sorted (headings are).
         on_heading = []
         for h in self.scan.headings:
             blank = _BLANK.match(self.data, h.end)
             on_heading.append((h.end, blank.end() if blank is not None else h.end))
+        heading_ends = [a for a, _ in on_heading]
+
+        def ends_on_heading(p: int) -> bool:
+            k = bisect_right(heading_ends, p)
+            return k > 0 and p <= on_heading[k - 1][1]
+
         points = [
             (p, self.flat[p])
             for p, _ in self.cuts
             if not ((k := bisect_left(starts, p)) and furthest[k - 1] > p)
-            and not any(a <= p <= b for a, b in on_heading)
+            and not ends_on_heading(p)
         ]
         keys = [self.keys[p] for p, _ in points]
         segment = (0, len(self.data))
