@@ -320,8 +320,11 @@ impl Recursive {
                 let lo = lo.max(input.base);
                 let end = seg_end.unwrap_or(input.end()).min(input.end());
                 let ahead = first + self.budget + reach + SCAN_BUDGETS * self.budget;
-                let (hi, complete) = match (ahead < input.n()).then(|| input.bound(ahead)) {
-                    Some(hi) if hi < end => (hi, hi.saturating_sub(self.margin).min(fin)),
+                // At least a margin past `need`, however many tokens share a byte.
+                let far = (ahead < input.n()).then(|| input.bound(ahead));
+                let far = far.map(|hi| hi.max(need.saturating_add(2 * self.margin)));
+                let (hi, complete) = match far {
+                    Some(hi) if hi < end => (hi, (hi - self.margin).min(fin)),
                     _ => (end, fin),
                 };
                 let points = self.points(input, lo, hi, end);
