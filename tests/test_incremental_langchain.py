@@ -9,6 +9,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.indexing import InMemoryRecordManager, index
 from langchain_core.vectorstores import InMemoryVectorStore
 from pydantic import Field
+from support import edit, sample_pages
 
 import ferrochunk as fc
 from ferrochunk.errors import ConfigError
@@ -23,15 +24,6 @@ class CountingEmbedding(DeterministicFakeEmbedding):
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         self.embedded.extend(texts)
         return super().embed_documents(texts)
-
-
-def _pages() -> dict[str, str]:
-    return {
-        f"page-{i}.md": "".join(
-            f"Paragraph {k} of page {i} says one thing, then another.\n\n" for k in range(40)
-        )
-        for i in range(4)
-    }
 
 
 def _split(pages: dict[str, str]) -> list[Document]:
@@ -56,16 +48,14 @@ def _index(docs, manager, store, **kwargs):
 
 def test_an_edit_embeds_only_the_chunks_whose_text_is_new():
     embedder, store, manager = _fresh("ferrochunk")
-    pages = _pages()
+    pages = sample_pages()
     first = _split(pages)
     result = _index(first, manager, store, key_encoder=record_key)
     assert result["num_added"] == len(first) == len(embedder.embedded)
 
     # One paragraph near the start of page 1 grows: every later chunk of the page moves
     # (its start_index changes), but only the chunks around the edit change their text.
-    pages["page-1.md"] = pages["page-1.md"].replace(
-        "Paragraph 2 of page 1", "Paragraph 2 of page 1, now longer,"
-    )
+    edit(pages)
     second = _split(pages)
     new_texts = {(d.metadata["source"], d.page_content) for d in second} - {
         (d.metadata["source"], d.page_content) for d in first
@@ -94,11 +84,9 @@ def test_an_edit_embeds_only_the_chunks_whose_text_is_new():
 def test_with_langchains_own_key_every_moved_chunk_is_embedded_again():
     """The baseline record_key fixes: sha256 over content and metadata (start_index)."""
     embedder, store, manager = _fresh("baseline")
-    pages = _pages()
+    pages = sample_pages()
     _index(_split(pages), manager, store, key_encoder="sha256")
-    pages["page-1.md"] = pages["page-1.md"].replace(
-        "Paragraph 2 of page 1", "Paragraph 2 of page 1, now longer,"
-    )
+    edit(pages)
     second = _split(pages)
     embedder.embedded = []
     _index(second, manager, store, key_encoder="sha256")

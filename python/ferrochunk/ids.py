@@ -33,7 +33,7 @@ from ._support.validate import describe
 from ._support.xxh3 import utf8
 from .errors import FerrochunkError, InputTypeError
 
-__all__ = ["SCHEME", "chunk_id", "record_id", "record_ids", "utf8"]
+__all__ = ["SCHEME", "chunk_id", "record_id", "record_ids", "text_record_ids", "utf8"]
 
 SCHEME = "xxh3-128/v1"
 """The version of both schemes; a new scheme gets a new name."""
@@ -84,10 +84,30 @@ def record_ids(doc_id: str, chunks: Iterable[_HasId]) -> list[str]:
     >>> [c.text for c in chunks], len(set(record_ids("doc", chunks)))
     (['same.', ' same.', ' same.'], 3)
     """
+    return _numbered(doc_id, [c.chunk_id for c in chunks])
+
+
+def text_record_ids(doc_id: str, texts: Iterable[str]) -> list[str]:
+    """The record id of each of a document's embedded texts, in order: what an
+    integration keys a framework's nodes by when the framework embeds more than
+    ``context + text`` (LlamaIndex's metadata) or less (Haystack's ``content``).
+
+    >>> text_record_ids("guide.md", ["abc"]) == [record_id("guide.md", chunk_id("abc"), 0)]
+    True
+    """
+    texts = list(texts)
+    if not all(isinstance(t, str) for t in texts):
+        bad = next(t for t in texts if not isinstance(t, str))
+        raise InputTypeError(f"text_record_ids takes str texts, got {describe(bad)}")
+    return _numbered(doc_id, _native.hash_ids([utf8(t) for t in texts]))
+
+
+def _numbered(doc_id: str, chunk_ids: list[str]) -> list[str]:
+    """Record ids of chunk ids in document order, each numbered by its occurrence."""
     seen: dict[str, int] = {}
     keys = []
-    for c in chunks:
-        n = seen.get(c.chunk_id, 0)
-        seen[c.chunk_id] = n + 1
-        keys.append(record_key(doc_id, c.chunk_id, n))
+    for cid in chunk_ids:
+        n = seen.get(cid, 0)
+        seen[cid] = n + 1
+        keys.append(record_key(doc_id, cid, n))
     return _native.hash_ids(keys)

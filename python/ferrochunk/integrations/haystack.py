@@ -20,6 +20,7 @@ from .._support.optional import require
 from .._support.validate import describe
 from ..config import Code, Config, DelimiterMerge, Markdown, ParentChild, Recursive
 from ..errors import ConfigError, ConfigTypeError, InputTypeError, UnknownTokenizerError
+from ..ids import text_record_ids
 from ..pipeline import _threads, chunk_many
 from ..rules import config_from_mapping, config_to_mapping
 from ..tokenizers import Tokenizer
@@ -29,7 +30,7 @@ from . import budget, require_config, scope_path
 _haystack = require("haystack", "haystack")
 Document = _haystack.Document
 
-__all__ = ["FerroDocumentSplitter"]
+__all__ = ["FerroDocumentSplitter", "FerroSkipStored"]
 
 
 def _page_breaks(text: str) -> list[int]:
@@ -66,6 +67,17 @@ def _link_overlaps(docs: list[Any], chunks: Sequence[Chunk], leads: Sequence[int
             docs[i - 1].meta["_split_overlap"].append(
                 {"doc_id": docs[i].id, "range": (cur.char_start + into, end + into)}
             )
+
+
+def _doc_id(doc: Any, key: str, owner: str) -> str:
+    """The stable id of a source document: its ``meta[key]``."""
+    value = doc.meta.get(key)
+    if not isinstance(value, str):
+        raise InputTypeError(
+            f"{owner}.doc_id_key needs each document's meta[{key!r}] as a str, "
+            f"got {describe(value)} in document {doc.id}"
+        )
+    return value
 
 
 def _tokenizer_name(tokenizer: Any) -> str | None:
@@ -114,6 +126,11 @@ class FerroDocumentSplitter:
     ``context_in_content=True`` puts the chunk's heading context in front of its text in
     ``content`` (what an embedder then sees, within the cap; ``split_idx_start`` still
     points at the chunk's own text in the source).
+    ``doc_id_key`` names the meta key that holds each source's stable id (``"file_path"``,
+    as Haystack's converters write it; a Document's own id hashes its content, so it
+    changes with every edit). With it each split's id is its record id
+    (:func:`ferrochunk.ids.text_record_ids` over its ``content``): a split that survives an
+    edit keeps its id, and :class:`FerroSkipStored` then keeps it out of the embedder.
     ``ParentChild`` gives each parent (``__level`` 1) followed by its children
     (``__level`` 2), linked by ``__parent_id`` / ``__children_ids`` with ``__block_size``,
     as ``HierarchicalDocumentSplitter`` names them for ``AutoMergingRetriever``. Empty
@@ -127,6 +144,7 @@ class FerroDocumentSplitter:
         threads: int | None = 1,
         token_counts: bool = False,
         context_in_content: bool = False,
+        doc_id_key: str | None = None,
     ) -> None:
         if config is None:
             config = Recursive(512)
@@ -152,6 +170,17 @@ class FerroDocumentSplitter:
                 f"{type(self.config).__name__}"
             )
         self.context_in_content = context_in_content
+        if doc_id_key is not None and not isinstance(doc_id_key, str):
+            raise ConfigTypeError(
+                "FerroDocumentSplitter.doc_id_key must be a meta key or None, got "
+                f"{describe(doc_id_key)}"
+            )
+        if doc_id_key is not None and isinstance(self.config, ParentChild):
+            raise ConfigError(
+                "FerroDocumentSplitter.doc_id_key does not work with ParentChild yet: a parent "
+                "and a child with the same text would share a record id"
+            )
+        self.doc_id_key = doc_id_key
 
     def to_dict(self) -> dict[str, Any]:
         """The component as Haystack serializes it (a YAML pipeline's entry)."""
@@ -162,6 +191,7 @@ class FerroDocumentSplitter:
             threads=self.threads,
             token_counts=self.token_counts,
             context_in_content=self.context_in_content,
+            doc_id_key=self.doc_id_key,
         )
 
     @classmethod
@@ -195,6 +225,13 @@ class FerroDocumentSplitter:
             context = c.metadata["context"] if self.context_in_content else ""
             leads.append(len(context))
             out.append(Document(content=context + c.text, meta=meta))
+        if self.doc_id_key is not None:
+            source = _doc_id(doc, self.doc_id_key, "FerroDocumentSplitter")
+            ids = text_record_ids(source, [d.content for d in out])
+            out = [
+                Document(id=rid, content=d.content, meta=d.meta)
+                for rid, d in zip(ids, out, strict=True)
+            ]
         if budget(config)[1] > 0 and not isinstance(config, DelimiterMerge):
             _link_overlaps(out, chunks, leads)
         return out
@@ -243,3 +280,78 @@ class FerroDocumentSplitter:
             else:
                 out += self._documents(doc, chunks, self.config)
         return {"documents": out}
+
+
+@_haystack.component
+class FerroSkipStored:
+    """Put it between a ``FerroDocumentSplitter(doc_id_key=...)`` and the embedder: it
+    passes on only the splits whose id the store lacks, and deletes the stored splits of
+    the same sources that are gone, so after an edit the embedder sees only new text.
+
+    It finds a source's stored splits by ``meta[doc_id_key]``, with a filter every
+    Haystack store takes. Stale splits are deleted before the new ones are written: a run
+    that fails in between leaves the store short of them until it is run again, and the
+    re-run writes them (use ``DocumentWriter(policy=DuplicatePolicy.OVERWRITE)``). A kept
+    split is not written again, so its ``split_idx_start`` and ``split_id`` in the store
+    are those of the run that first wrote it. Only the sources given are touched; delete a
+    removed source's splits (or one edited down to no text) with ``filter_documents``
+    and ``delete_documents``.
+
+    >>> import ferrochunk as fc
+    >>> from haystack import Document
+    >>> from haystack.document_stores.in_memory import InMemoryDocumentStore
+    >>> store = InMemoryDocumentStore()
+    >>> split = FerroDocumentSplitter(fc.Recursive(5), doc_id_key="file_path")
+    >>> docs = split.run([Document(content="One sentence here. Another one.",
+    ...                            meta={"file_path": "a.md"})])["documents"]
+    >>> store.write_documents(docs[:1])
+    1
+    >>> [d.content for d in FerroSkipStored(store).run(docs)["documents"]]
+    ['Another one.']
+    """
+
+    def __init__(self, document_store: Any, doc_id_key: str = "file_path") -> None:
+        if not isinstance(doc_id_key, str):
+            raise ConfigTypeError(
+                f"FerroSkipStored.doc_id_key must be a meta key, got {describe(doc_id_key)}"
+            )
+        for method in ("filter_documents", "delete_documents"):
+            if not callable(getattr(document_store, method, None)):
+                raise ConfigTypeError(
+                    f"FerroSkipStored.document_store must be a Haystack DocumentStore, got "
+                    f"{describe(document_store)}"
+                )
+        self.document_store = document_store
+        self.doc_id_key = doc_id_key
+
+    def to_dict(self) -> dict[str, Any]:
+        """The component as Haystack serializes it."""
+        return _haystack.default_to_dict(  # type: ignore[no-any-return]
+            self, document_store=self.document_store, doc_id_key=self.doc_id_key
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FerroSkipStored:
+        """The component :meth:`to_dict` wrote."""
+        return _haystack.default_from_dict(cls, data)  # type: ignore[no-any-return]
+
+    @_haystack.component.output_types(documents=list[Document], deleted=int)  # type: ignore[untyped-decorator,valid-type]
+    def run(self, documents: list[Any]) -> dict[str, Any]:
+        """``{"documents": the splits to embed, "deleted": how many stale splits went}``."""
+        if not isinstance(documents, list) or not all(isinstance(d, Document) for d in documents):
+            raise InputTypeError(
+                f"FerroSkipStored expects a list of Documents, got {describe(documents)}"
+            )
+        sources = sorted({_doc_id(d, self.doc_id_key, "FerroSkipStored") for d in documents})
+        if not sources:
+            return {"documents": [], "deleted": 0}
+        field = f"meta.{self.doc_id_key}"
+        stored = self.document_store.filter_documents(
+            filters={"field": field, "operator": "in", "value": sources}
+        )
+        held = {d.id for d in stored}
+        current = {d.id for d in documents}
+        stale = sorted(held - current)
+        if stale:
+            self.document_store.delete_documents(stale)
+        return {"documents": [d for d in documents if d.id not in held], "deleted": len(stale)}

@@ -12,14 +12,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .._caps import lowered
 from .._support.optional import require
 from .._support.validate import describe
 from ..config import Code, Config, Markdown, ParentChild, Recursive
-from ..errors import ConfigTypeError
+from ..errors import ConfigError, ConfigTypeError, InputTypeError
+from ..ids import text_record_ids
 from ..pipeline import _tokenizer, chunk_many
 from ..tokenizers import Tokenizer
 from ..types import Chunk
@@ -30,7 +31,7 @@ _interface = require("llama_index.core.node_parser.interface", "llama-index")
 _schema = require("llama_index.core.schema", "llama-index")
 _pydantic = require("pydantic", "llama-index")
 
-__all__ = ["FerroNodeParser"]
+__all__ = ["FerroNodeParser", "Refreshed", "refresh"]
 
 TOKEN_COUNT = "token_count"
 HEADER_PATH = "header_path"
@@ -87,6 +88,12 @@ class FerroNodeParser(_interface.NodeParser):  # type: ignore[misc,name-defined]
     the cap less the tokens of that metadata in the node's templates, the overlap clamped
     below what is left, so the embedded content fits the cap. When the metadata leaves no
     room, a ``ConfigError`` says so. ``SentenceSplitter`` does the same, by a looser count.
+
+    **Record ids.** With ``record_ids=True`` each node's ``id_`` is its record id
+    (:func:`ferrochunk.ids.text_record_ids`): its document's id, the content LlamaIndex
+    embeds for it (``get_content(MetadataMode.EMBED)``: metadata and text) and its
+    occurrence in the document. A node that survives an edit keeps its id, a node whose
+    embedded content changed gets a new one, and :func:`refresh` then embeds only those.
     """
 
     config: Any = _pydantic.Field(
@@ -97,6 +104,10 @@ class FerroNodeParser(_interface.NodeParser):  # type: ignore[misc,name-defined]
     )
     threads: int | None = _pydantic.Field(
         default=1, description="Threads for a batch of documents (None: every core)."
+    )
+    record_ids: bool = _pydantic.Field(
+        default=False,
+        description="Give each node its record id (document id, embedded content, occurrence).",
     )
 
     @_pydantic.field_validator("config")  # type: ignore[untyped-decorator]
@@ -213,4 +224,94 @@ class FerroNodeParser(_interface.NodeParser):  # type: ignore[misc,name-defined]
         nodes = super()._postprocess_parsed_nodes(nodes, parent_doc_map)
         for n, (start, end) in zip(nodes, spans, strict=True):
             n.start_char_idx, n.end_char_idx = start, end
+        if self.record_ids:
+            _name_by_record(nodes)
         return nodes
+
+
+def _name_by_record(nodes: list[Any]) -> None:
+    """Give each node its record id: its document's id, what LlamaIndex embeds for it
+    (metadata and text, so a metadata change re-embeds too) and its occurrence, then
+    relink ``PREVIOUS`` / ``NEXT`` to the new ids."""
+    embed = _schema.MetadataMode.EMBED
+    by_doc: dict[str, list[Any]] = {}
+    for n in nodes:
+        by_doc.setdefault(n.ref_doc_id or "", []).append(n)
+    for doc_id, group in by_doc.items():
+        ids = text_record_ids(doc_id, [n.get_content(metadata_mode=embed) for n in group])
+        for n, rid in zip(group, ids, strict=True):
+            n.id_ = rid
+    links = (_schema.NodeRelationship.PREVIOUS, _schema.NodeRelationship.NEXT)
+    for i, n in enumerate(nodes):
+        for link, j in zip(links, (i - 1, i + 1), strict=True):
+            if link in n.relationships:
+                n.relationships[link] = nodes[j].as_related_node_info()
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """What :func:`refresh` did: nodes embedded and inserted, deleted, and kept (not
+    embedded again; their offsets and links updated in the docstore).
+
+    >>> Refreshed(added=1, deleted=1, kept=11).added
+    1
+    """
+
+    added: int
+    deleted: int
+    kept: int
+
+
+def refresh(index: Any, documents: Sequence[Any], parser: FerroNodeParser) -> Refreshed:
+    """Bring a ``VectorStoreIndex`` up to date with ``documents``, embedding only the nodes
+    whose record id is new.
+
+    LlamaIndex's ``refresh_ref_docs`` and ``IngestionPipeline`` re-embed every node of a
+    document that changed. Here each document is cut by ``parser`` (``record_ids=True``),
+    nodes whose id the index already holds for that document are kept, the new ones are
+    inserted (the only ones embedded), and the document's nodes that are gone are deleted.
+    Inserting before deleting makes a run that fails midway safe to repeat. Only the
+    documents given are touched; ``index.delete_ref_doc(doc_id, delete_from_docstore=True)``
+    removes one. Document ids must be stable across runs (``SimpleDirectoryReader(...,
+    filename_as_id=True)``, or ``Document(id_=...)``), and the index must keep its nodes
+    in its docstore: the default store does; a store that holds text needs
+    ``VectorStoreIndex(..., store_nodes_override=True)``.
+
+    >>> import ferrochunk as fc
+    >>> from llama_index.core import Document, VectorStoreIndex
+    >>> from llama_index.core.embeddings import MockEmbedding
+    >>> parser = FerroNodeParser(config=fc.Recursive(5), record_ids=True)
+    >>> index = VectorStoreIndex([], embed_model=MockEmbedding(embed_dim=4))
+    >>> refresh(index, [Document(id_="a.md", text="One sentence here. Another one.")], parser)
+    Refreshed(added=2, deleted=0, kept=0)
+    >>> refresh(index, [Document(id_="a.md", text="One sentence here. Another two.")], parser)
+    Refreshed(added=1, deleted=1, kept=1)
+    """
+    if not isinstance(parser, FerroNodeParser) or not parser.record_ids:
+        raise ConfigError(
+            f"refresh needs a FerroNodeParser(record_ids=True), got {describe(parser)}"
+        )
+    store = getattr(index, "_vector_store", None)
+    if store is None or (store.stores_text and not index._store_nodes_override):
+        raise ConfigError(
+            "refresh needs a VectorStoreIndex that keeps its nodes in its docstore: build it "
+            "with store_nodes_override=True when its vector store holds text"
+        )
+    seen: set[str] = set()
+    for doc in documents:
+        if doc.id_ in seen:
+            raise InputTypeError(f"refresh got the document id {doc.id_!r} twice")
+        seen.add(doc.id_)
+    nodes = parser.get_nodes_from_documents(list(documents))
+    held: set[str] = set()
+    for doc_id in seen:
+        info = index.docstore.get_ref_doc_info(doc_id)
+        held.update(info.node_ids if info is not None else ())
+    fresh = [n for n in nodes if n.id_ not in held]
+    kept = [n for n in nodes if n.id_ in held]
+    index.insert_nodes(fresh)
+    index.docstore.add_documents(kept, allow_update=True)
+    gone = sorted(held - {n.id_ for n in nodes})
+    if gone:
+        index.delete_nodes(gone, delete_from_docstore=True)
+    return Refreshed(added=len(fresh), deleted=len(gone), kept=len(kept))
