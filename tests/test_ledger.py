@@ -225,6 +225,12 @@ def test_bad_ledgers_and_bad_documents_are_named(tmp_path):
         bad = [
             ([(7, "text")], TypeError, r"document ids must be str, got 7 \(int\)"),
             ([("a", "x"), ("b", "y"), ("a", "z")], ValueError, "document id 'a' is given twice"),
+            # Apart by more than a batch of documents (256), and after one given once.
+            (
+                [(f"d{i}", "t") for i in range(300)] + [("d7", "u")],
+                ValueError,
+                "document id 'd7' is given twice",
+            ),
             (["just a string"], TypeError, r"must be a \(doc_id, text\) pair"),
         ]
         for docs, error, message in bad:
