@@ -6,7 +6,8 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
 .PHONY: venv install install-dev demo test test-rust test-python lint bench bench-peers fuzz fuzz-tools \
-	fuzz-run fuzz-short fuzz-long sdist wheel wheel-smoke sdist-smoke ab-old bench-ab bench-ab-chunk bench-upstream
+	fuzz-run fuzz-short fuzz-long sdist wheel wheel-smoke sdist-smoke ab-old bench-ab bench-ab-chunk bench-upstream \
+	ledger-scale
 
 venv:
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -98,6 +99,12 @@ bench: install-dev
 	RAYON_NUM_THREADS=1 $(BIN)/pytest benches --benchmark-enable --benchmark-only \
 		--benchmark-json=target/bench.json -q
 	$(PY) benches/report.py target/bench.json
+
+# The ledger at a million documents (BENCHMARKS.md § The sync ledger): about 12 minutes and
+# 2.4 GB of disk in a temporary folder; LEDGER_DOCS=N for another size.
+LEDGER_DOCS ?= 1000000
+ledger-scale: install-dev
+	RAYON_NUM_THREADS=1 $(PY) scripts/ledger_scale.py --docs $(LEDGER_DOCS)
 
 # The peer tables of BENCHMARKS.md: `ferrochunk bench` on the mixed 1 MB of benches/conftest.py.
 # Compat against upstream's own code at the pinned commits, in a Python 3.12 venv of its

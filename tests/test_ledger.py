@@ -402,3 +402,87 @@ def test_a_reader_does_not_make_the_commit_fail(tmp_path):
         finally:
             reader.close()
         assert len(ledger.documents()) == 4
+
+
+def test_batches_give_what_one_sync_gives_each_committed_on_its_own(tmp_path):
+    docs = _corpus(11)
+    one, batched = Store(), Store()
+    with fc.Ledger(tmp_path / "one.db") as a, fc.Ledger(tmp_path / "batched.db") as b:
+        for edit in range(3):
+            if edit == 1:
+                docs["doc-3.md"] = _doc(3, edit=30)
+                docs["doc-new.md"] = _doc(99)
+                del docs["doc-5.md"], docs["doc-9.md"]
+            with a.sync(docs, CONFIG, delete_missing=True) as changes:
+                one.apply(changes)
+            sizes = []
+            for batch in b.sync_batches(docs, CONFIG, delete_missing=True, batch_docs=4):
+                with batch as changes:
+                    batched.apply(changes)
+                    sizes.append(changes.documents)
+                # Committed already: a second connection sees this batch's documents.
+                seen = sqlite3.connect(tmp_path / "batched.db")
+                assert seen.execute("SELECT count(*) FROM docs").fetchone()[0] >= min(
+                    sum(sizes), len(docs)
+                )
+                seen.close()
+            # Batches of 4 documents, then the removals as a batch of their own.
+            assert sizes == [4, 4, len(docs) - 8, 0]
+            assert batched.rows == one.rows == _current(docs)
+            assert b.record_ids() == a.record_ids()
+            assert b.documents() == a.documents()
+        assert batched.embedded == one.embedded
+
+
+def _all_batches(ledger, docs, apply=lambda changes: None, **kwargs):
+    """Run every batch of a ``sync_batches``, handing each one's changes to ``apply``."""
+    for batch in ledger.sync_batches(docs, CONFIG, **kwargs):
+        with batch as changes:
+            apply(changes)
+
+
+def test_a_failing_batch_leaves_the_batches_before_it(tmp_path):
+    docs = _corpus(10)
+    store = Store()
+    with fc.Ledger(tmp_path / "index.db") as ledger:
+        done = []
+
+        def apply(changes):
+            if len(done) == 2:
+                raise RuntimeError("store down")
+            store.apply(changes)
+            done.append(changes)
+
+        with pytest.raises(RuntimeError, match="store down"):
+            _all_batches(ledger, docs, apply, batch_docs=3)
+        assert sorted(ledger.documents()) == sorted(docs)[:6]
+        # The re-run skips what was committed and adds only the rest.
+        for batch in ledger.sync_batches(docs, CONFIG, batch_docs=3):
+            with batch as changes:
+                store.apply(changes)
+        assert store.rows == _current(docs)
+
+
+def test_batches_must_be_taken_in_turn_and_bad_sizes_are_named(tmp_path):
+    docs = _corpus(6)
+    with fc.Ledger(tmp_path / "index.db") as ledger:
+        batches = ledger.sync_batches(docs, CONFIG, batch_docs=2)
+        next(batches)  # not entered
+        with pytest.raises(ValueError, match="must be entered, and its block finished"):
+            next(batches)
+        assert ledger.documents() == {}
+        for bad in (0, -1, 2.5, True, "4"):
+            with pytest.raises((TypeError, ValueError), match=f"batch_docs .*got {bad!r}"):
+                ledger.sync_batches(docs, CONFIG, batch_docs=bad)
+        with pytest.raises(TypeError, match="delete_missing"):
+            ledger.sync_batches(docs, CONFIG, delete_missing="yes")
+        # An empty input with delete_missing is refused as sync() refuses it.
+        with ledger.sync(docs, CONFIG):
+            pass
+        with pytest.raises(ValueError, match="no documents were given"):
+            _all_batches(ledger, {}, delete_missing=True)
+        assert sorted(ledger.documents()) == sorted(docs)
+        # A duplicate id in a later batch is refused there.
+        pairs = [*docs.items(), ("doc-1.md", "again")]
+        with pytest.raises(ValueError, match=r"'doc-1\.md' is given twice"):
+            _all_batches(ledger, pairs, batch_docs=4)

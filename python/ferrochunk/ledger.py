@@ -21,14 +21,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
+from itertools import islice
 from operator import attrgetter
 from types import TracebackType
 from typing import Any
 
 from . import _native
-from ._support.validate import describe
+from ._support.validate import describe, require_int
 from .config import Config, ParentChild
 from .errors import ConfigError, FerrochunkError, InputTypeError, LedgerError
 from .ids import SCHEME, utf8
@@ -213,6 +214,7 @@ class _Sync:
         self._ledger = ledger
         self._work = work
         self._entered = False
+        self._committed = False
 
     def __enter__(self) -> Changes:
         if self._entered:
@@ -246,6 +248,7 @@ class _Sync:
         except sqlite3.Error as error:
             _rollback(db)
             raise self._ledger._error("could not commit the sync", error) from error
+        self._committed = True
 
 
 def _rollback(db: sqlite3.Connection) -> None:
@@ -385,6 +388,89 @@ class Ledger:
         ``docs`` as the whole corpus and removes the documents it lacks. A tokenizer called
         through Python needs ``tokenizer_id``, a name that changes when its tokens do.
         """
+        config, tok, print_ = self._prepared(config, tokenizer, tokenizer_id, delete_missing)
+
+        def work(db: sqlite3.Connection) -> Changes:
+            # Read here, on entry: a sync is one pass over docs.
+            return _Diff(db, config, tok, print_).run(_pairs(docs), delete_missing)
+
+        return _Sync(self, work)
+
+    def sync_batches(
+        self,
+        docs: Mapping[str, str] | Iterable[tuple[str, str]],
+        config: Config,
+        *,
+        tokenizer: Tokenizer | str | None = None,
+        tokenizer_id: str | None = None,
+        delete_missing: bool = False,
+        batch_docs: int = 1_000,
+    ) -> Iterator[_Sync]:
+        """:meth:`sync` in batches of ``batch_docs`` documents, each committed on its own,
+        so memory follows one batch's changes, not the corpus's (a first sync of millions).
+
+        >>> import ferrochunk as fc, tempfile, os
+        >>> docs = {f"{i}.md": f"Text {i}." for i in range(5)}
+        >>> added = []
+        >>> with fc.Ledger(os.path.join(tempfile.mkdtemp(), "index.db")) as ledger:
+        ...     for batch in ledger.sync_batches(docs, fc.Recursive(64), batch_docs=2):
+        ...         with batch as changes:
+        ...             added.append(len(changes.added))
+        >>> added
+        [2, 2, 1]
+
+        Enter each batch and finish its block before the next; a batch whose block raises
+        is rolled back and ends the loop, and the batches before it stay committed (a
+        re-run skips their documents as unchanged). With ``delete_missing``, the removals
+        come as a last batch after every document has been read. Only the batches are
+        transactions: another writer may commit between two of them.
+        """
+        config, tok, print_ = self._prepared(config, tokenizer, tokenizer_id, delete_missing)
+        batch_docs = require_int("batch_docs", batch_docs, minimum=1)
+        return self._batched(
+            _pairs(docs), _Diff(self._db, config, tok, print_), delete_missing, batch_docs
+        )
+
+    def _batched(
+        self, pairs: Iterator[tuple[str, str]], diff: _Diff, delete_missing: bool, size: int
+    ) -> Iterator[_Sync]:
+        given = 0
+
+        def part_of(docs: list[tuple[str, str]], first: bool) -> Callable[..., Changes]:
+            def work(db: sqlite3.Connection) -> Changes:
+                diff.changes = Changes()
+                if first:
+                    diff.begin()
+                return diff.feed(docs)
+
+            return work
+
+        while part := list(islice(pairs, size)):
+            yield from self._each(_Sync(self, part_of(part, given == 0)))
+            given += len(part)
+        if delete_missing:
+
+            def last(db: sqlite3.Connection) -> Changes:
+                diff.changes = Changes()
+                if given == 0:
+                    diff.begin()
+                return diff.finish(True, given)
+
+            yield from self._each(_Sync(self, last))
+
+    @staticmethod
+    def _each(batch: _Sync) -> Iterator[_Sync]:
+        yield batch
+        if not batch._committed:
+            raise FerrochunkError(
+                "each batch of sync_batches must be entered, and its block finished, before "
+                "the next"
+            )
+
+    def _prepared(
+        self, config: Any, tokenizer: Any, tokenizer_id: Any, delete_missing: Any
+    ) -> tuple[Config, Tokenizer, str]:
+        """A sync's arguments checked: the config, its tokenizer and their fingerprint."""
         config = _require_config(config)
         if isinstance(config, ParentChild):
             # Its records would be the parents, while a store embeds the children: a change
@@ -398,13 +484,7 @@ class Ledger:
             raise InputTypeError(f"tokenizer_id must be a str, got {describe(tokenizer_id)}")
         if not isinstance(delete_missing, bool):
             raise InputTypeError(f"delete_missing must be a bool, got {describe(delete_missing)}")
-        print_ = fingerprint(config, tok, tokenizer_id)
-
-        def work(db: sqlite3.Connection) -> Changes:
-            # Read here, on entry: a sync is one pass over docs.
-            return _Diff(db, config, tok, print_).run(_pairs(docs), delete_missing)
-
-        return _Sync(self, work)
+        return config, tok, fingerprint(config, tok, tokenizer_id)
 
     def forget(self, doc_ids: Iterable[str]) -> _Sync:
         """The deletions that remove ``doc_ids`` from the ledger (and the store)."""
@@ -439,12 +519,24 @@ class _Diff:
         self.changes = Changes()
 
     def run(self, pairs: Iterator[tuple[str, str]], delete_missing: bool) -> Changes:
-        db = self.db
-        db.execute("CREATE TEMP TABLE IF NOT EXISTS seen (doc_id TEXT PRIMARY KEY)")
-        db.execute("DELETE FROM temp.seen")
-        for batch in _batches(pairs):
+        self.begin()
+        self.feed(pairs)
+        return self.finish(delete_missing, self.changes.documents)
+
+    def begin(self) -> None:
+        """Start the pass: no document seen yet (the ids stay across a pass's commits)."""
+        self.db.execute("CREATE TEMP TABLE IF NOT EXISTS seen (doc_id TEXT PRIMARY KEY)")
+        self.db.execute("DELETE FROM temp.seen")
+
+    def feed(self, pairs: Iterable[tuple[str, str]]) -> Changes:
+        for batch in _batches(iter(pairs)):
             self._batch(batch)
-        if delete_missing and self.changes.documents == 0:
+        return self.changes
+
+    def finish(self, delete_missing: bool, given: int) -> Changes:
+        """End the pass after ``given`` documents: remove the missing ones if asked."""
+        db = self.db
+        if delete_missing and given == 0:
             held = db.execute("SELECT count(*) FROM docs").fetchone()[0]
             if held:
                 raise FerrochunkError(
