@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 
 .PHONY: venv install install-dev demo test test-rust test-python lint bench bench-peers fuzz fuzz-tools \
 	fuzz-run fuzz-short fuzz-long sdist wheel wheel-smoke sdist-smoke ab-old bench-ab bench-ab-chunk bench-upstream \
-	ledger-scale
+	ledger-scale html-quality
 
 venv:
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -103,6 +103,9 @@ bench: install-dev
 # The ledger at a million documents (BENCHMARKS.md § The sync ledger): about 12 minutes and
 # 2.4 GB of disk in a temporary folder; LEDGER_DOCS=N for another size.
 LEDGER_DOCS ?= 1000000
+html-quality: install-dev
+	$(PY) scripts/html_quality.py 300
+
 ledger-scale: install-dev
 	RAYON_NUM_THREADS=1 $(PY) scripts/ledger_scale.py --docs $(LEDGER_DOCS)
 

@@ -189,6 +189,13 @@ def clean_rules(
     """``CleanRules`` on ``text``: the cleaned text and, for each of its characters, the
     original ``[start, end)`` in characters (``rust/text/clean.rs``)."""
 
+def html_render(
+    text: str, skip_tags: list[str], skip_classes: list[str], skip_ids: list[str]
+) -> tuple[str, npt.NDArray[np.int64], npt.NDArray[np.int64], str | None]:
+    """An HTML page rendered as light Markdown (``rust/structure/html``): the text, each
+    character's source ``[start, end)`` in characters (``-1``: added by the rendering, or
+    white space), and the page's title."""
+
 __all__ = [
     "ROW_COLUMNS",
     "SPAN_ROW_COLUMNS",
@@ -220,6 +227,7 @@ __all__ = [
     "encode_with_offsets",
     "grammar_abi",
     "hash_ids",
+    "html_render",
     "num_tokens_from_string",
     "ragflow_compute_overlap_prefix",
     "ragflow_has_wrapped_delimiter",

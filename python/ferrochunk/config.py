@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import re
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
 from enum import Enum
@@ -24,6 +25,7 @@ __all__ = [
     "Code",
     "Config",
     "DelimiterMerge",
+    "Html",
     "Markdown",
     "MergeStrategy",
     "ParentChild",
@@ -556,6 +558,89 @@ class Markdown:
     _tokenizes_pieces: ClassVar[bool] = False
 
 
+_TAG = re.compile(r"[a-z][a-z0-9-]*")
+_NAME = re.compile(r"[^\s.#]+")
+
+
+def _skip(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise ConfigTypeError(f"Html.skip must be a sequence of strings, got {describe(value)}")
+    out = []
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise ConfigTypeError(f"Html.skip[{i}] must be a str, got {describe(item)}")
+        ok = (
+            _NAME.fullmatch(item[1:]) is not None
+            if item[:1] in (".", "#")
+            else _TAG.fullmatch(item) is not None
+        )
+        if not ok:
+            raise ConfigError(
+                f"Html.skip[{i}] must be a lower-case tag name, '.class' or '#id', got {item!r}"
+            )
+        out.append(item)
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Html:
+    r"""Chunks straight from an HTML page: its visible text as light Markdown, cut as
+    :class:`Markdown` cuts it, with offsets into the page.
+
+    Fields:
+        max_tokens: the cap (an int >= 16), counting ``context + text`` as one string.
+        overlap_tokens: as for :class:`Markdown` (keyword-only; default 0).
+        skip: elements dropped beyond the fixed set (``head``, ``script``, ``style``,
+            ``template``, ``noscript``, ``svg``, ``iframe``, ``object``, ``embed``,
+            comments, ``hidden``): lower-case tag names, ``.class`` and ``#id``
+            (default ``("nav",)``).
+        boundaries: ``"greedy"`` (default) or ``"content"``, as for :class:`Markdown`.
+
+    Headings become ``#`` lines, list items ``- `` / ``1. ``, tables pipe rows, ``pre``
+    fenced blocks; white space collapses as a browser collapses it. ``char_start`` to
+    ``char_end`` spans the page from the chunk's first visible character to its last, so
+    ``text != page[char_start:char_end]``. ``metadata["title"]`` is the page's
+    ``<title>``. See ``docs/html.md`` for the whole contract.
+
+    >>> import ferrochunk as fc
+    >>> page = "<title>Guide</title><h1>Install</h1><p>Run <b>setup</b>.</p>"
+    >>> c = fc.chunk(page, fc.Html(64))[0]
+    >>> c.text, page[c.char_start:c.char_end], c.metadata["title"]
+    ('# Install\n\nRun setup.', 'Install</h1><p>Run <b>setup</b>.', 'Guide')
+    """
+
+    max_tokens: int
+    _: KW_ONLY
+    overlap_tokens: int = 0
+    skip: Sequence[str] = ("nav",)
+    boundaries: str = "greedy"
+
+    MIN_TOKENS: ClassVar[int] = 16
+
+    def __post_init__(self) -> None:
+        size = require_int("Html.max_tokens", self.max_tokens, minimum=self.MIN_TOKENS)
+        overlap = require_int("Html.overlap_tokens", self.overlap_tokens, minimum=0)
+        if overlap >= size:
+            raise ConfigError(f"Html.overlap_tokens must be < max_tokens ({size}), got {overlap}")
+        _check_boundaries("Html", self.boundaries)
+        object.__setattr__(self, "max_tokens", size)
+        object.__setattr__(self, "overlap_tokens", overlap)
+        object.__setattr__(self, "skip", _skip(self.skip))
+
+    _metadata: ClassVar[tuple[str, ...]] = (
+        "headings",
+        "headings_truncated",
+        "context",
+        "oversize",
+        "title",
+        "encoding",
+    )
+    # Not a kind `rust/python/spec.rs` reads: ferrochunk.html renders, then cuts Markdown.
+    _native: ClassVar[str] = "html"
+    _child_metadata: ClassVar[tuple[str, ...]] = ()
+    _tokenizes_pieces: ClassVar[bool] = False
+
+
 @dataclass(frozen=True, slots=True)
 class Code:
     r"""Source code in chunks that keep definitions whole, with their scopes as context.
@@ -641,8 +726,17 @@ class Code:
     _tokenizes_pieces: ClassVar[bool] = False
 
 
-Config = TokenWindows | DelimiterMerge | Recursive | ParentChild | SentenceWindows | Markdown | Code
-"""Any native config."""
+Config = (
+    TokenWindows
+    | DelimiterMerge
+    | Recursive
+    | ParentChild
+    | SentenceWindows
+    | Markdown
+    | Code
+    | Html
+)
+"""Any config: the native ones, and ``Html`` (a rendering in front of ``Markdown``)."""
 
 CONFIGS = (TokenWindows, DelimiterMerge, Recursive, ParentChild, SentenceWindows, Markdown, Code)
 """The native configs: each names its native kind (``_native``) and its metadata keys. The

@@ -19,17 +19,18 @@ from typing import Any
 
 import numpy as np
 
-from . import _native, _oracle
+from . import _native, _oracle, html
 from . import _rows as L
 from ._build import Restorer, build, restore, surrogates
 from ._caps import reserved
 from ._cleaning import check_clean, in_original, native_clean
 from ._cleaning import stream as clean_stream
 from ._files import blocks, decoded
+from ._html_encoding import decode as html_decode
 from ._rows import Batch
 from ._support.gc import gc_paused
 from ._support.validate import describe, require_choice, require_int, require_str
-from .config import CONFIGS, CleanRules, Code, Config, Markdown, SentenceWindows
+from .config import CONFIGS, CleanRules, Code, Config, Html, Markdown, SentenceWindows
 from .errors import ConfigError, ConfigTypeError, InputTypeError
 from .tokenizers import Tokenizer, offset_safe, resolve, utf8_call, utf8_safe
 from .types import SPAN_COLUMNS, Chunk, Metadata, SpanArray
@@ -170,10 +171,35 @@ def chunk(
     >>> [c.text for c in fc.chunk("one two three four", fc.TokenWindows(2))]
     ['one two', ' three four']
     """
+    if isinstance(config, Html):
+        return _html(text, config, tokenizer, backend, clean)
     if clean is not None:
         return _cleaned(text, config, tokenizer, backend, clean)
     text, config, tok, backend = _checked(text, config, tokenizer, backend)
     return _chunks_of(text, config, tok, backend)
+
+
+def _html(text: Any, config: Html, tokenizer: Any, backend: Any, clean: Any) -> list[Chunk]:
+    """``Html``: a page as ``str`` (taken as it is) or ``bytes`` (decoded as the HTML
+    standard sniffs it)."""
+    require_choice("backend", backend, _BACKENDS)
+    if clean is not None:
+        raise ConfigError("clean cannot be used with Html (the rendering collapses white space)")
+    if isinstance(text, bytes | bytearray | memoryview):
+        page, name = html_decode(bytes(text))
+        return html_chunks(page, config, tokenizer, backend, name)
+    require_str("text", text)
+    return html_chunks(text, config, tokenizer, backend, None)
+
+
+def html_chunks(
+    text: str, config: Html, tokenizer: Any, backend: str, encoding: str | None
+) -> list[Chunk]:
+    """A page rendered, its rendering cut as ``Markdown``, the chunks moved back into it
+    (``ferrochunk.html``); ``encoding``: the one its bytes were decoded with."""
+    rendered = html.render(text, config, backend)
+    chunks = chunk(rendered[0], html.markdown_of(config), tokenizer=tokenizer, backend=backend)
+    return html.placed(text, chunks, rendered, encoding, backend)
 
 
 def chunk_spans(
@@ -244,6 +270,13 @@ def chunk_many(
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise InputTypeError(f"texts[{i}] must be a str, got {describe(text)}")
+    if isinstance(config, Html):
+        workers = min(_threads(threads) or os.cpu_count() or 1, 32)
+        if workers == 1:
+            return [chunk(t, config, tokenizer=tokenizer) for t in texts]
+        # The rendering and the cutting release the GIL.
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(lambda t: chunk(t, config, tokenizer=tokenizer), texts))
     config = _require_config(config)
     threads = _threads(threads)
     tok = _tokenizer(config, tokenizer)
@@ -301,11 +334,16 @@ def chunk_stream(
     >>> [c.text for c in fc.chunk_stream(["one tw", "o three"], fc.TokenWindows(2))]
     ['one two', ' three']
     """
+    if isinstance(pieces, str) or not isinstance(pieces, Iterable):
+        raise InputTypeError(f"pieces must be an iterable of str, got {describe(pieces)}")
+    if isinstance(config, Html):
+        # Not streamed yet: the page is joined, then chunked whole.
+        return iter(
+            chunk("".join(_checked_pieces(pieces)), config, tokenizer=tokenizer, clean=clean)
+        )
     config = _require_config(config)
     tok = _tokenizer(config, tokenizer)
     config = reserved(config, tok)
-    if isinstance(pieces, str) or not isinstance(pieces, Iterable):
-        raise InputTypeError(f"pieces must be an iterable of str, got {describe(pieces)}")
     if clean is not None:
         return _cleaned_stream(_checked_pieces(pieces), config, tok, check_clean(clean, config))
     return _stream(pieces, config, tok)
@@ -347,7 +385,7 @@ def chunk_file(
     path: str | os.PathLike[str],
     config: Config,
     *,
-    encoding: str = "utf-8",
+    encoding: str | None = None,
     errors: str = "strict",
     tokenizer: Tokenizer | str | None = None,
     buffer_bytes: int = DEFAULT_BUFFER,
@@ -357,7 +395,9 @@ def chunk_file(
     r"""Chunks a file read in buffers of ``buffer_bytes``, in bounded memory.
 
     With ``clean``, the text is cleaned as it is read (see :func:`chunk_stream`); offsets
-    index the file as without it.
+    index the file as without it. ``encoding`` defaults to UTF-8; for :class:`Html`, to the
+    encoding the HTML standard's sniffing finds (``docs/html.md``), and the page is read
+    whole.
 
     Bytes are read as stored (no newline translation), so offsets index the file: for a
     UTF-8 file, ``byte_start``/``byte_end`` are file offsets. A buffer may end inside a
@@ -374,6 +414,9 @@ def chunk_file(
     >>> [(c.text, c.byte_start) for c in fc.chunk_file(path, fc.Recursive(4))]
     [('First paragraph.\n\n', 0), ('Second paragraph.', 18)]
     """
+    if isinstance(config, Html):
+        return _html_file(path, config, encoding, tokenizer, clean)
+    encoding = "utf-8" if encoding is None else encoding
     config = _require_config(config)
     tok = _tokenizer(config, tokenizer)
     config = reserved(config, tok)
@@ -392,6 +435,20 @@ def chunk_file(
         text = decoded(blocks(os.fspath(path), size, progress), codec, errors)
         return _cleaned_stream(text, config, tok, rules)
     return _file(os.fspath(path), config, tok, codec, errors, size, progress)
+
+
+def _html_file(
+    path: Any, config: Html, encoding: Any, tokenizer: Any, clean: Any
+) -> Iterator[Chunk]:
+    if encoding is not None and not isinstance(encoding, str):
+        raise ConfigTypeError(f"encoding must be a str or None, got {describe(encoding)}")
+    if not isinstance(path, str | os.PathLike):
+        raise InputTypeError(f"path must be a str or os.PathLike, got {describe(path)}")
+    if clean is not None:
+        raise ConfigError("clean cannot be used with Html (the rendering collapses white space)")
+    with open(os.fspath(path), "rb") as f:
+        page, name = html_decode(f.read(), encoding)
+    return iter(html_chunks(page, config, tokenizer, "native", name))
 
 
 def _file(

@@ -17,6 +17,7 @@ from .config import (
     Code,
     Config,
     DelimiterMerge,
+    Html,
     Markdown,
     MergeStrategy,
     ParentChild,
@@ -219,6 +220,7 @@ _FIELDS: dict[str, tuple[type[Any], frozenset[str]]] = {
         Code,
         frozenset({"max_tokens", "language", "overlap_tokens", "context", "boundaries"}),
     ),
+    "html": (Html, frozenset({"max_tokens", "overlap_tokens", "skip", "boundaries"})),
 }
 CHUNKERS = (*_FIELDS, "parent-child")
 """The ``chunker`` names of :func:`config_from_mapping` (and the CLI's ``--chunker``)."""

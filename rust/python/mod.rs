@@ -13,6 +13,7 @@ mod dify;
 mod errors;
 mod grammar;
 mod hf;
+mod html;
 mod id_list;
 mod ids;
 mod pipeline;
@@ -62,6 +63,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tokenize::py_count_batch, m)?)?;
     m.add_function(wrap_pyfunction!(tokenize::py_char_to_byte_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(clean::py_clean_rules, m)?)?;
+    m.add_function(wrap_pyfunction!(html::py_html_render, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_merge_splits, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_dify_clean, m)?)?;
     m.add_function(wrap_pyfunction!(dify::py_split_text_with_regex, m)?)?;

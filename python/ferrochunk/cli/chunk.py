@@ -14,6 +14,7 @@ from ..config import (
     Code,
     Config,
     DelimiterMerge,
+    Html,
     Markdown,
     ParentChild,
     Recursive,
@@ -45,6 +46,7 @@ OPTIONS = {
     "sentence": {"safety_margin", "overlap_ratio"},
     "markdown": {"overlap_tokens", "no_context"},
     "code": {"overlap_tokens", "no_context", "language"},
+    "html": {"overlap_tokens"},
     "parent-child": {
         "overlap_tokens",
         "parent",
@@ -198,7 +200,12 @@ def add_chunker_arguments(p: argparse.ArgumentParser) -> None:
 def add_input_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_argument_group("input")
     src.add_argument("--glob", default="*", help="file name pattern inside folders (default *)")
-    src.add_argument("--encoding", default="utf-8", help="encoding of text files (utf-8)")
+    src.add_argument(
+        "--encoding",
+        default="utf-8",
+        help="encoding of text files (utf-8); with --chunker html, pages are sniffed "
+        "unless another encoding is given",
+    )
     src.add_argument("--text-field", default="text", help="records: the text field (text)")
     src.add_argument("--id-field", help="records: the id field (default: the record number)")
 
@@ -273,6 +280,8 @@ def build_config(args: argparse.Namespace) -> tuple[Config, CleanRules | None]:
         return DelimiterMerge(args.max_tokens, **kwargs), None
     if args.chunker == "markdown":
         return Markdown(args.max_tokens, overlap_tokens=overlap, context=not args.no_context), None
+    if args.chunker == "html":
+        return Html(args.max_tokens, overlap_tokens=overlap), None
     if args.chunker == "code":
         return Code(
             args.max_tokens,

@@ -12,13 +12,15 @@ from typing import IO, Any, TextIO
 
 from .._grammars import EXTENSIONS
 from .._grammars import capsule as grammar_capsule
+from .._html_encoding import decode
 from .._support.optional import require
 from ..config import (
     CleanRules,
     Config,
+    Html,
 )
 from ..errors import FerrochunkError
-from ..pipeline import _chunk_blocks, chunk, chunk_file, chunk_many
+from ..pipeline import _chunk_blocks, chunk, chunk_file, chunk_many, html_chunks
 from ..records import record
 from .chunk import _sample, build_config, tokenizer_of
 from .extras import need as _need
@@ -118,6 +120,9 @@ class Run:
         self.progress.update(self.done, self.documents, self.chunks)
 
     def text_file(self, source: Source) -> None:
+        if isinstance(self.config, Html):
+            self.html_file(source)
+            return
         check_text(source, self.args.encoding)
         assert source.path is not None
         size = source.size()
@@ -142,6 +147,18 @@ class Run:
                 progress=moved,
             ),
         )
+
+    def html_file(self, source: Source) -> None:
+        """A page read whole and decoded as sniffed (``--encoding`` other than UTF-8
+        overrides it)."""
+        assert source.path is not None
+        assert isinstance(self.config, Html)
+        data = source.path.read_bytes()
+        given = None if self.args.encoding.lower() in ("utf-8", "utf8") else self.args.encoding
+        text, name = decode(data, given)
+        self.flush()
+        chunks = html_chunks(text, self.config, self.tokenizer, "native", name)
+        self.emit(source.name, None, chunks, len(data))
 
     def stdin(self, stream: IO[bytes]) -> None:
         self.flush()

@@ -26,6 +26,7 @@ from . import (
     clean,
     code,
     delimiter_merge,
+    html_render,
     markdown,
     parent_child,
     recursive,
@@ -115,6 +116,14 @@ def clean_text(text: str, rules: CleanRules) -> tuple[str, clean.Spans]:
     return clean.clean(text, rules)
 
 
+def html(
+    text: str, tags: list[str], classes: list[str], ids: list[str]
+) -> tuple[str, list[int], list[int], str | None]:
+    skip = html_render.Skip(frozenset(tags), frozenset(classes), frozenset(ids))
+    r = html_render.render(text, skip)
+    return r.text, r.starts, r.ends, r.title
+
+
 def char_bytes(text: str, chars: list[int]) -> list[int]:
     return tokens.byte_starts(text, "chars", chars)
 
@@ -129,6 +138,8 @@ class Oracle:
     """The cleaned text and each cleaned character's original span."""
     char_bytes: Callable[[str, list[int]], list[int]]
     """Character offsets of a text as UTF-8 byte offsets."""
+    html: Callable[[str, list[str], list[str], list[str]], tuple[str, Any, Any, str | None]]
+    """An HTML page rendered: text, each character's source span, the title."""
 
 
-ORACLE = Oracle(run=run, clean=clean_text, char_bytes=char_bytes)
+ORACLE = Oracle(run=run, clean=clean_text, char_bytes=char_bytes, html=html)
