@@ -99,12 +99,25 @@ fn name_of(raw: &[u8]) -> String {
     out
 }
 
+/// The table's entries as `(name, text)`, split out of [`ENTITIES`] once.
+fn entities() -> &'static [(&'static str, &'static str)] {
+    static TABLE: std::sync::OnceLock<Vec<(&'static str, &'static str)>> =
+        std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        ENTITIES
+            .split_terminator('\u{2}')
+            .filter_map(|e| e.split_once('\u{1}'))
+            .collect()
+    })
+}
+
 /// The named reference a table name gives, if `name` is one.
 fn entity(name: &[u8]) -> Option<&'static str> {
-    ENTITIES
+    let table = entities();
+    table
         .binary_search_by(|(n, _)| n.as_bytes().cmp(name))
         .ok()
-        .map(|i| ENTITIES[i].1)
+        .map(|i| table[i].1)
 }
 
 /// Tokens of a whole source, one at a time.
